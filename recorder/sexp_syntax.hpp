@@ -1,0 +1,39 @@
+// sexp_syntax.hpp — the lexical rules of the trace format shared by the
+// reader and the writer: which bytes make a symbol, how strings are escaped,
+// and what counts as valid UTF-8.
+//
+// The writer's escaping is the inverse of the reader's unescaping for every
+// byte string: bytes that are not valid UTF-8, control bytes and DEL are
+// written as \xHH, so any string round-trips exactly and every written line
+// is valid UTF-8.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace skein::sexp {
+
+// Symbol characters: ASCII letters, digits and _ . - + * / < > = ! ? : % & ~ ^ $ @
+[[nodiscard]] bool is_symbol_char(char c);
+
+// Bytes that end an atom: whitespace, parentheses, '"' and ';'.
+[[nodiscard]] inline bool is_delimiter(char c) {
+  return c == ' ' || c == '\t' || c == '(' || c == ')' || c == '"' || c == ';' || c == '\r' ||
+         c == '\n';
+}
+
+// Length of the valid UTF-8 sequence starting at s[0], or 0 when s does not
+// start with one (overlong forms, surrogates and values past U+10FFFF are
+// invalid).
+[[nodiscard]] std::size_t utf8_sequence_length(std::string_view s);
+
+// Appends `"text"` to out with the format's escapes.
+void append_quoted(std::string& out, std::string_view text);
+// An upper bound on the bytes append_quoted writes for `n` input bytes.
+[[nodiscard]] constexpr std::size_t max_quoted_size(std::size_t n) { return 4 * n + 2; }
+// Writes the quoted form into `out`, which has room for max_quoted_size(text.size())
+// bytes, and returns one past the last byte written.
+char* write_quoted(char* out, std::string_view text);
+
+}  // namespace skein::sexp

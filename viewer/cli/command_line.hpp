@@ -1,0 +1,32 @@
+// command_line.hpp — the pieces every `skein` subcommand shares: its parser
+// set up with --help, the exit codes, and output helpers.
+//
+// Exit codes are the same for every command: 0 success, 1 the input has
+// problems (errors in a trace, lint findings), 2 usage or unreadable input
+// that the command could not look at.
+#pragma once
+
+#include <QCommandLineParser>
+#include <QString>
+#include <QStringList>
+#include <string>
+
+namespace skein::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitProblems = 1;
+inline constexpr int kExitUsage = 2;
+
+// Parses `args` (args[0] is the command name). Returns nullopt-like false and
+// sets `exit_code` when the command should stop now: --help printed (0) or a
+// usage error reported (2).
+bool parse_command_line(QCommandLineParser& parser, const QStringList& args,
+                        const QString& command, int& exit_code);
+
+// Prints "skein COMMAND: message" to stderr with the usage hint, returns 2.
+int usage_error(const QString& command, const QString& message);
+
+void print_out(const std::string& text);
+void print_err(const std::string& text);
+
+}  // namespace skein::cli

@@ -1,0 +1,64 @@
+// main.cpp — `skein`, the command line of the Skein causality tracer.
+//
+// `skein COMMAND [options] ARGS`: each command parses its own options with
+// QCommandLineParser (command_line.hpp) and lives in its own file.
+#include <QCoreApplication>
+#include <string>
+
+#include "viewer/cli/command_line.hpp"
+#include "viewer/cli/commands.hpp"
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const QStringList& args);
+};
+
+constexpr Command kCommands[] = {
+    {"check", "validate a Skein trace: record counts, threads, time span, errors", skein::cli::run_check},
+};
+
+std::string general_help() {
+  std::string text =
+      "Usage: skein COMMAND [options] ARGS...\n"
+      "Skein: a causality tracer for cooperative asynchronous code.\n\n"
+      "Commands:\n";
+  for (const Command& c : kCommands) {
+    std::string name = c.name;
+    name.resize(10, ' ');
+    text += "  " + name + c.summary + "\n";
+  }
+  text +=
+      "\nRun 'skein COMMAND --help' for a command's options.\n"
+      "Exit status: 0 success, 1 problems found in the input, 2 usage error.\n";
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QCoreApplication app(argc, argv);
+  QCoreApplication::setApplicationName(QStringLiteral("skein"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(SKEIN_VERSION));
+  const QStringList args = QCoreApplication::arguments();
+  if (args.size() < 2) {
+    skein::cli::print_err(general_help());
+    return skein::cli::kExitUsage;
+  }
+  const QString first = args.at(1);
+  if (first == QLatin1String("--help") || first == QLatin1String("-h") ||
+      first == QLatin1String("help")) {
+    skein::cli::print_out(general_help());
+    return skein::cli::kExitOk;
+  }
+  if (first == QLatin1String("--version")) {
+    skein::cli::print_out(std::string("skein ") + SKEIN_VERSION + "\n");
+    return skein::cli::kExitOk;
+  }
+  for (const Command& c : kCommands)
+    if (first == QLatin1String(c.name)) return c.run(args.mid(1));
+  skein::cli::print_err("skein: unknown command '" + first.toStdString() + "'\n\n" + general_help());
+  return skein::cli::kExitUsage;
+}

@@ -1,0 +1,43 @@
+// units.cpp — see units.hpp.
+#include "viewer/core/units.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace skein {
+
+std::string group_thousands(std::int64_t value) {
+  const bool negative = value < 0;
+  // Work on the unsigned magnitude so INT64_MIN is safe.
+  std::uint64_t magnitude = negative ? ~static_cast<std::uint64_t>(value) + 1 : static_cast<std::uint64_t>(value);
+  std::string digits = std::to_string(magnitude);
+  std::string out;
+  const std::size_t n = digits.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return negative ? "-" + out : out;
+}
+
+std::string format_duration_ns(std::int64_t ns) {
+  const double magnitude = std::fabs(static_cast<double>(ns));
+  if (magnitude < 1000.0) return std::to_string(ns) + " ns";
+  struct Unit {
+    double scale;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{1e3, "µs"}, {1e6, "ms"}, {1e9, "s"}};
+  const Unit* unit = &kUnits[0];
+  for (const Unit& u : kUnits)
+    if (magnitude >= u.scale) unit = &u;
+  const double value = static_cast<double>(ns) / unit->scale;
+  const double abs_value = std::fabs(value);
+  const int decimals = abs_value >= 100.0 ? 0 : abs_value >= 10.0 ? 1 : 2;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f %s", decimals, value, unit->name);
+  return buf;
+}
+
+}  // namespace skein

@@ -1,0 +1,17 @@
+// units.hpp — numbers and durations as people read them: "1,234,567",
+// "950 ns", "12.3 µs", "4.56 ms", "1.234 s". Used by the command line and
+// the viewer alike; plain code, no Qt.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace skein {
+
+// 1234567 -> "1,234,567"
+[[nodiscard]] std::string group_thousands(std::int64_t value);
+// Nanoseconds with the largest unit that keeps the number >= 1, three
+// significant digits (ns are exact): 950 -> "950 ns", 12345 -> "12.3 µs".
+[[nodiscard]] std::string format_duration_ns(std::int64_t ns);
+
+}  // namespace skein
