@@ -69,8 +69,9 @@ class GzipSink final : public ByteSink {
   GzipSink(std::unique_ptr<ByteSink> inner, std::string name)
       : inner_(std::move(inner)), name_(std::move(name)), out_(128 * 1024) {
     std::memset(&zs_, 0, sizeof zs_);
-    // Level 6 is zlib's default balance; 15 + 16 writes a gzip wrapper.
-    if (deflateInit2(&zs_, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    // Level 1: traces are written while the program runs, so speed matters
+    // more than the last few percent of size. 15 + 16 writes a gzip wrapper.
+    if (deflateInit2(&zs_, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
       status_ = file_error(name_, "cannot initialise zlib");
     else
       initialised_ = true;

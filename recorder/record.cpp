@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "recorder/sexp_syntax.hpp"
+
 namespace skein {
 namespace {
 
@@ -59,12 +61,10 @@ std::optional<ThreadId> actor_of(const Record& r) {
       r);
 }
 
-bool is_symbol_char(char c);  // defined in sexp_syntax.cpp
-
 bool is_valid_symbol(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
-    if (!is_symbol_char(c)) return false;
+    if (!sexp::is_symbol_char(c)) return false;
   // A leading digit, or a sign followed by a digit, reads as a number.
   const char first = s[0];
   if (first >= '0' && first <= '9') return false;

@@ -106,10 +106,22 @@ struct LineCursor {
     skip_space();
     if (!starts_number()) return expected(what);
     const char* start = p;
-    auto [q, ec] = std::from_chars(p, end, out);
-    if (ec == std::errc::result_out_of_range)
-      return fail(start, "integer out of range (signed 64-bit) in '" + std::string(head) + "'");
-    if (ec != std::errc{} || (q < end && !sexp::is_delimiter(*q))) return expected(what);
+    const char* q = p + (*p == '-');
+    const char* digits = q;
+    std::uint64_t value = 0;
+    while (q < end && is_digit(*q)) {
+      value = value * 10 + static_cast<std::uint64_t>(*q - '0');
+      ++q;
+    }
+    if (q < end && !sexp::is_delimiter(*q)) return expected(what);
+    if (q - digits > 18) {
+      // Up to 18 digits cannot overflow; longer numbers take the checked path.
+      auto [last, ec] = std::from_chars(start, q, out);
+      if (ec == std::errc::result_out_of_range || last != q)
+        return fail(start, "integer out of range (signed 64-bit) in '" + std::string(head) + "'");
+    } else {
+      out = *start == '-' ? -static_cast<std::int64_t>(value) : static_cast<std::int64_t>(value);
+    }
     p = q;
     return true;
   }
@@ -168,7 +180,8 @@ struct LineCursor {
       ++p;
       return true;
     }
-    // Slow path: unescape into the scratch area.
+    // Slow path: unescape into the scratch area, made on first use.
+    if (!parser.scratch_) parser.scratch_.reset(new char[kScratchBytes]);
     char* const first = parser.scratch_.get() + parser.scratch_used_;
     char* dst = first;
     const auto room = [&](std::size_t n) {
@@ -415,7 +428,7 @@ bool LineCursor::record_fields(RecordHead h, Record& out) {
   return fail(p, "unknown record head");  // unreachable: every head is handled above
 }
 
-RecordLineParser::RecordLineParser() : scratch_(new char[kScratchBytes]) {}
+RecordLineParser::RecordLineParser() = default;
 RecordLineParser::~RecordLineParser() = default;
 RecordLineParser::RecordLineParser(RecordLineParser&&) noexcept = default;
 RecordLineParser& RecordLineParser::operator=(RecordLineParser&&) noexcept = default;

@@ -4,28 +4,12 @@
 #include <array>
 #include <cstdint>
 
-namespace skein {
-
-bool is_symbol_char(char c) { return sexp::is_symbol_char(c); }
-
-namespace sexp {
+namespace skein::sexp {
 namespace {
-
-constexpr std::array<bool, 256> make_symbol_table() {
-  std::array<bool, 256> t{};
-  for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
-  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
-  for (char c : std::string_view("_.-+*/<>=!?:%&~^$@")) t[static_cast<unsigned char>(c)] = true;
-  return t;
-}
-constexpr std::array<bool, 256> kSymbolTable = make_symbol_table();
 
 constexpr char kHex[] = "0123456789abcdef";
 
 }  // namespace
-
-bool is_symbol_char(char c) { return kSymbolTable[static_cast<unsigned char>(c)]; }
 
 std::size_t utf8_sequence_length(std::string_view s) {
   if (s.empty()) return 0;
@@ -92,5 +76,4 @@ void append_quoted(std::string& out, std::string_view text) {
   out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
-}  // namespace sexp
-}  // namespace skein
+}  // namespace skein::sexp

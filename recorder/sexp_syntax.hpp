@@ -8,14 +8,29 @@
 // is valid UTF-8.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace skein::sexp {
 
+namespace detail {
+constexpr std::array<bool, 256> make_symbol_table() {
+  std::array<bool, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (char c : std::string_view("_.-+*/<>=!?:%&~^$@")) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}
+inline constexpr std::array<bool, 256> kSymbolTable = make_symbol_table();
+}  // namespace detail
+
 // Symbol characters: ASCII letters, digits and _ . - + * / < > = ! ? : % & ~ ^ $ @
-[[nodiscard]] bool is_symbol_char(char c);
+[[nodiscard]] inline bool is_symbol_char(char c) {
+  return detail::kSymbolTable[static_cast<unsigned char>(c)];
+}
 
 // Bytes that end an atom: whitespace, parentheses, '"' and ';'.
 [[nodiscard]] inline bool is_delimiter(char c) {

@@ -2,6 +2,7 @@
 // RecordLineParser; see trace_reader.hpp.
 #include "recorder/trace_reader.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "recorder/record_line_parser.hpp"
@@ -9,6 +10,9 @@
 namespace skein {
 namespace {
 
+// The buffer starts small (most traces in tests and fuzzing are tiny) and
+// doubles while reads fill it, up to kChunkBytes per read.
+constexpr std::size_t kFirstBufferBytes = 16 * 1024;
 constexpr std::size_t kChunkBytes = 256 * 1024;
 constexpr std::size_t kMaxKeptWarnings = 100;
 constexpr std::size_t kMaxUnknownHeads = 256;
@@ -22,11 +26,12 @@ struct TraceReader::State {
 
   // buffer[pos, filled) holds bytes not yet consumed; scanned marks how far
   // the search for '\n' has looked, so a long line is not searched twice.
-  std::vector<char> buffer = std::vector<char>(kChunkBytes);
+  std::vector<char> buffer = std::vector<char>(kFirstBufferBytes);
   std::size_t pos = 0;
   std::size_t filled = 0;
   std::size_t scanned = 0;
   bool eof = false;
+  bool last_read_filled = false;
   bool done = false;
   bool skipping_long_line = false;
 
@@ -60,8 +65,12 @@ struct TraceReader::State {
       scanned -= pos;
       pos = 0;
     }
-    if (buffer.size() - filled < kChunkBytes / 2) buffer.resize(filled + kChunkBytes);
-    auto got = source->read(std::span<char>(buffer.data() + filled, buffer.size() - filled));
+    // Grow when a partial line fills half the buffer (long lines, bounded by
+    // kMaxLineBytes) or when reads keep filling it (big files).
+    if (buffer.size() - filled < buffer.size() / 2 || (last_read_filled && buffer.size() < kChunkBytes))
+      buffer.resize(std::max(buffer.size() * 2, filled + kFirstBufferBytes));
+    const std::size_t room = buffer.size() - filled;
+    auto got = source->read(std::span<char>(buffer.data() + filled, room));
     if (!got) {
       error = got.error();
       return false;
@@ -73,6 +82,7 @@ struct TraceReader::State {
         warn(0, 0, "the compressed stream ends early: the trace was cut short");
       }
     }
+    last_read_filled = got.value() == room;
     filled += got.value();
     return true;
   }

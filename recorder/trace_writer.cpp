@@ -48,100 +48,95 @@ struct LineFormatter {
   }
 };
 
-std::size_t strings_bound(const Record& record) {
-  return std::visit(
-      [](const auto& r) -> std::size_t {
-        using R = std::decay_t<decltype(r)>;
-        if constexpr (std::is_same_v<R, SiteRecord>)
-          return sexp::max_quoted_size(r.file.size()) + sexp::max_quoted_size(r.function.size());
-        else if constexpr (std::is_same_v<R, SpawnRecord>) return r.kind.size() + 1;
-        else if constexpr (std::is_same_v<R, LabelRecord>) return sexp::max_quoted_size(r.text.size());
-        else if constexpr (std::is_same_v<R, NotifyRecord>) return r.reason ? r.reason->size() + 1 : 0;
-        else if constexpr (std::is_same_v<R, ResolveRecord>)
-          return r.message ? sexp::max_quoted_size(r.message->size()) : 0;
-        else if constexpr (std::is_same_v<R, CounterRecord>) return sexp::max_quoted_size(r.name.size());
-        else return 0;
-      },
-      record);
+// An upper bound on the bytes of a record's strings and symbols once written.
+template <class R>
+std::size_t strings_bound(const R& r) {
+  if constexpr (std::is_same_v<R, SiteRecord>)
+    return sexp::max_quoted_size(r.file.size()) + sexp::max_quoted_size(r.function.size());
+  else if constexpr (std::is_same_v<R, SpawnRecord>) return r.kind.size() + 1;
+  else if constexpr (std::is_same_v<R, LabelRecord>) return sexp::max_quoted_size(r.text.size());
+  else if constexpr (std::is_same_v<R, NotifyRecord>) return r.reason ? r.reason->size() + 1 : 0;
+  else if constexpr (std::is_same_v<R, ResolveRecord>)
+    return r.message ? sexp::max_quoted_size(r.message->size()) : 0;
+  else if constexpr (std::is_same_v<R, CounterRecord>) return sexp::max_quoted_size(r.name.size());
+  else return 0;
 }
 
-char* format_into(char* p, const Record& record) {
+// Writes the record's line (no newline) at p, which has room for
+// kFixedBytes + strings_bound(r); returns one past the last byte.
+template <class R>
+char* format_into(char* p, const R& r) {
   LineFormatter f{p};
-  std::visit(
-      [&f](const auto& r) {
-        using R = std::decay_t<decltype(r)>;
-        if constexpr (std::is_same_v<R, SiteRecord>) {
-          f.raw("(site");
-          f.integer(r.site);
-          f.string(r.file);
-          f.integer(r.line);
-          f.string(r.function);
-        } else if constexpr (std::is_same_v<R, SpawnRecord>) {
-          f.raw("(spawn");
-          f.integer(r.time);
-          f.integer(r.child);
-          f.integer(r.parent);
-          f.symbol(r.kind);
-          if (r.site) f.integer(*r.site);
-        } else if constexpr (std::is_same_v<R, LabelRecord>) {
-          f.raw("(label");
-          f.integer(r.time);
-          f.integer(r.thread);
-          f.string(r.text);
-        } else if constexpr (std::is_same_v<R, SwitchRecord>) {
-          f.raw("(switch");
-          f.integer(r.time);
-          f.integer(r.thread);
-        } else if constexpr (std::is_same_v<R, WaitRecord>) {
-          f.raw("(wait");
-          f.integer(r.time);
-          f.integer(r.waiter);
-          f.integer(r.input);
-        } else if constexpr (std::is_same_v<R, ReadRecord>) {
-          f.raw("(read");
-          f.integer(r.time);
-          f.integer(r.reader);
-          f.integer(r.input);
-        } else if constexpr (std::is_same_v<R, NotifyRecord>) {
-          f.raw("(notify");
-          f.integer(r.time);
-          f.integer(r.sender);
-          f.integer(r.receiver);
-          if (r.reason) f.symbol(*r.reason);
-        } else if constexpr (std::is_same_v<R, ResolveRecord>) {
-          f.raw("(resolve");
-          f.integer(r.time);
-          f.integer(r.thread);
-          f.integer(r.by);
-          f.symbol(outcome_name(r.outcome));
-          if (r.message) f.string(*r.message);
-        } else if constexpr (std::is_same_v<R, MergeRecord>) {
-          f.raw("(merge");
-          f.integer(r.time);
-          f.integer(r.thread);
-          f.integer(r.into);
-        } else if constexpr (std::is_same_v<R, CounterRecord>) {
-          f.raw("(counter");
-          f.integer(r.time);
-          f.string(r.name);
-          f.integer(r.value);
-        } else if constexpr (std::is_same_v<R, IdleRecord>) {
-          f.raw("(idle");
-          f.integer(r.time);
-        } else if constexpr (std::is_same_v<R, GcRecord>) {
-          f.raw("(gc");
-          f.integer(r.time);
-          f.integer(r.duration);
-        } else if constexpr (std::is_same_v<R, LostRecord>) {
-          f.raw("(lost");
-          f.integer(r.time);
-          f.integer(r.count);
-        } else if constexpr (std::is_same_v<R, EndRecord>) {
-          f.raw("(end");
-          f.integer(r.time);
-        }
-      },
-      record);
+  if constexpr (std::is_same_v<R, SiteRecord>) {
+    f.raw("(site");
+    f.integer(r.site);
+    f.string(r.file);
+    f.integer(r.line);
+    f.string(r.function);
+  } else if constexpr (std::is_same_v<R, SpawnRecord>) {
+    f.raw("(spawn");
+    f.integer(r.time);
+    f.integer(r.child);
+    f.integer(r.parent);
+    f.symbol(r.kind);
+    if (r.site) f.integer(*r.site);
+  } else if constexpr (std::is_same_v<R, LabelRecord>) {
+    f.raw("(label");
+    f.integer(r.time);
+    f.integer(r.thread);
+    f.string(r.text);
+  } else if constexpr (std::is_same_v<R, SwitchRecord>) {
+    f.raw("(switch");
+    f.integer(r.time);
+    f.integer(r.thread);
+  } else if constexpr (std::is_same_v<R, WaitRecord>) {
+    f.raw("(wait");
+    f.integer(r.time);
+    f.integer(r.waiter);
+    f.integer(r.input);
+  } else if constexpr (std::is_same_v<R, ReadRecord>) {
+    f.raw("(read");
+    f.integer(r.time);
+    f.integer(r.reader);
+    f.integer(r.input);
+  } else if constexpr (std::is_same_v<R, NotifyRecord>) {
+    f.raw("(notify");
+    f.integer(r.time);
+    f.integer(r.sender);
+    f.integer(r.receiver);
+    if (r.reason) f.symbol(*r.reason);
+  } else if constexpr (std::is_same_v<R, ResolveRecord>) {
+    f.raw("(resolve");
+    f.integer(r.time);
+    f.integer(r.thread);
+    f.integer(r.by);
+    f.symbol(outcome_name(r.outcome));
+    if (r.message) f.string(*r.message);
+  } else if constexpr (std::is_same_v<R, MergeRecord>) {
+    f.raw("(merge");
+    f.integer(r.time);
+    f.integer(r.thread);
+    f.integer(r.into);
+  } else if constexpr (std::is_same_v<R, CounterRecord>) {
+    f.raw("(counter");
+    f.integer(r.time);
+    f.string(r.name);
+    f.integer(r.value);
+  } else if constexpr (std::is_same_v<R, IdleRecord>) {
+    f.raw("(idle");
+    f.integer(r.time);
+  } else if constexpr (std::is_same_v<R, GcRecord>) {
+    f.raw("(gc");
+    f.integer(r.time);
+    f.integer(r.duration);
+  } else if constexpr (std::is_same_v<R, LostRecord>) {
+    f.raw("(lost");
+    f.integer(r.time);
+    f.integer(r.count);
+  } else if constexpr (std::is_same_v<R, EndRecord>) {
+    f.raw("(end");
+    f.integer(r.time);
+  }
   *f.p++ = ')';
   return f.p;
 }
@@ -160,8 +155,8 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, Compression com
   return TraceWriter(std::move(sink).value());
 }
 
-char* TraceWriter::reserve(std::size_t n) {
-  if (buffer_.size() - used_ < n) {
+char* TraceWriter::reserve_slow(std::size_t n) {
+  {
     // A failed flush keeps the buffer; the bytes are dropped, the error kept.
     (void)flush();
     used_ = 0;
@@ -170,15 +165,14 @@ char* TraceWriter::reserve(std::size_t n) {
   return buffer_.data() + used_;
 }
 
-void TraceWriter::commit(char* end) {
-  used_ = static_cast<std::size_t>(end - buffer_.data());
-}
-
 void TraceWriter::write(const Record& record) {
-  const std::size_t need = kFixedBytes + strings_bound(record);
-  char* p = format_into(reserve(need), record);
-  *p++ = '\n';
-  commit(p);
+  std::visit(
+      [this](const auto& r) {
+        char* p = format_into(reserve(kFixedBytes + strings_bound(r)), r);
+        *p++ = '\n';
+        commit(p);
+      },
+      record);
 }
 
 void TraceWriter::write_header(const TraceHeader& header) {
@@ -217,10 +211,14 @@ Status TraceWriter::finish() {
 }
 
 std::string format_record(const Record& record) {
-  std::string out(kFixedBytes + strings_bound(record), '\0');
-  char* end = format_into(out.data(), record);
-  out.resize(static_cast<std::size_t>(end - out.data()));
-  return out;
+  return std::visit(
+      [](const auto& r) {
+        std::string out(kFixedBytes + strings_bound(r), '\0');
+        char* end = format_into(out.data(), r);
+        out.resize(static_cast<std::size_t>(end - out.data()));
+        return out;
+      },
+      record);
 }
 
 std::string format_header(const TraceHeader& header) {

@@ -44,8 +44,11 @@ class TraceWriter {
   [[nodiscard]] std::uint64_t bytes_written() const { return bytes_written_ + used_; }
 
  private:
-  char* reserve(std::size_t n);
-  void commit(char* end);
+  char* reserve(std::size_t n) {
+    return buffer_.size() - used_ >= n ? buffer_.data() + used_ : reserve_slow(n);
+  }
+  char* reserve_slow(std::size_t n);
+  void commit(char* end) { used_ = static_cast<std::size_t>(end - buffer_.data()); }
 
   std::unique_ptr<ByteSink> sink_;
   std::vector<char> buffer_;

@@ -1,6 +1,7 @@
 // synthetic_trace.cpp — see synthetic_trace.hpp.
 #include "samples/synthetic/synthetic_trace.hpp"
 
+#include <algorithm>
 #include <array>
 #include <random>
 #include <string_view>
@@ -92,7 +93,11 @@ class Simulation {
     pending_[i] = pending_.back();
     pending_.pop_back();
     const std::uint64_t r = roll(100);
-    ResolveRecord rec{tick(), p.id, current_, Outcome::ok, std::nullopt};
+    // Most threads settle themselves (a bind's callback returning); the
+    // scheduler settles timers and I/O.
+    const std::uint64_t who = roll(10);
+    const ThreadId by = who < 8 ? p.id : (who == 8 ? kScheduler : current_);
+    ResolveRecord rec{tick(), p.id, by, Outcome::ok, std::nullopt};
     if (r < 3) {
       rec.outcome = Outcome::fail;
       rec.message = kFailures[roll(kFailures.size())];
@@ -100,6 +105,7 @@ class Simulation {
       rec.outcome = Outcome::cancel;
     }
     out_.push_back(rec);
+    recent_[recent_count_++ % recent_.size()] = p.id;
     // Threads blocked on it read its outcome, synchronously inside the resolver.
     for (const Pending& waiter : pending_)
       if (waiter.waits_on == p.id && out_.size() < options_.records)
@@ -123,27 +129,30 @@ class Simulation {
     out_.push_back(SwitchRecord{tick(), current_});
   }
 
+  // The mix follows the 2014 MirageOS traces (reads 44%, creates 22%,
+  // resolves 19%, labels 9%, switches 4%, becomes 3%), plus the heads Skein's
+  // runtime adds: waits for binds, notifies for wake-ups, counters, idle.
   void step() {
-    const std::uint64_t r = roll(100);
-    if (pending_.size() > 2000 && r < 60) return resolve();
-    if (r < 26) spawn();
-    else if (r < 48) resolve();
-    else if (r < 62) switch_thread();
-    else if (r < 74) {
-      if (pending_.empty()) return spawn();
-      const ThreadId input = pending_[roll(pending_.size())].id;
-      out_.push_back(ReadRecord{tick(), current_, input});
-    } else if (r < 82) {
+    const std::uint64_t r = roll(1000);
+    if (pending_.size() > 2000 && r < 600) return resolve();
+    if (r < 190) spawn();
+    else if (r < 360) resolve();
+    else if (r < 410) switch_thread();
+    else if (r < 860) {
+      // Reading an outcome: mostly one resolved a moment ago.
+      if (recent_count_ == 0) return spawn();
+      out_.push_back(ReadRecord{tick(), current_, recent_[roll(std::min(recent_count_, recent_.size()))]});
+    } else if (r < 885) {
       if (pending_.empty()) return spawn();
       out_.push_back(NotifyRecord{tick(), current_, pending_[roll(pending_.size())].id,
                                   kReasons[2 + roll(2)]});
-    } else if (r < 90) {
+    } else if (r < 905) {
       out_.push_back(CounterRecord{tick(), kCounters[roll(kCounters.size())],
                                    static_cast<std::int64_t>(roll(64))});
-    } else if (r < 96) {
+    } else if (r < 940) {
       if (pending_.empty()) return spawn();
       out_.push_back(LabelRecord{tick(), pending_[roll(pending_.size())].id, kLabels[roll(kLabels.size())]});
-    } else if (r < 99) {
+    } else if (r < 967) {
       // A bind's callback returned a pending promise: tail-merge into it.
       if (pending_.empty()) return spawn();
       const ThreadId from = pending_[roll(pending_.size())].id;
@@ -151,6 +160,11 @@ class Simulation {
       out_.push_back(SpawnRecord{tick(), into, from, "task", std::nullopt});
       out_.push_back(MergeRecord{tick(), from, into});
       pending_.push_back({into, -2});
+    } else if (r < 997) {
+      if (pending_.empty()) return spawn();
+      const Pending& p = pending_[roll(pending_.size())];
+      const ThreadId input = pending_[roll(pending_.size())].id;
+      if (input != p.id) out_.push_back(WaitRecord{tick(), p.id, input});
     } else {
       out_.push_back(GcRecord{tick(), static_cast<std::int64_t>(1000 + roll(50'000))});
     }
@@ -161,6 +175,9 @@ class Simulation {
   std::exponential_distribution<double> gap_;
   std::vector<Record> out_;
   std::vector<Pending> pending_;
+  // The last threads to resolve, which reads and waits mostly name.
+  std::array<ThreadId, 16> recent_{};
+  std::size_t recent_count_ = 0;  // resolves so far; the ring holds the last 16
   std::array<bool, kSites.size()> site_declared_{};
   TimeNs now_ = 0;
   ThreadId current_ = kMainThread;

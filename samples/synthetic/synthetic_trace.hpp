@@ -24,7 +24,9 @@ namespace skein::samples {
 struct SyntheticOptions {
   std::uint64_t records = 1'000'000;  // about this many (the last step may add a few)
   std::uint64_t seed = 1;
-  std::int64_t mean_gap_ns = 300;     // mean time between records
+  // Mean time between records: a busy scheduler records every few tens of
+  // ns; idle spans are modelled by the idle/switch records, not by gaps.
+  std::int64_t mean_gap_ns = 100;
 };
 
 [[nodiscard]] TraceHeader synthetic_header(const SyntheticOptions& options);

@@ -35,7 +35,7 @@ std::string render_report(const TraceCheckReport& r) {
   const auto row = [&](const std::string& name, std::uint64_t n, int indent) {
     std::string label(static_cast<std::size_t>(indent), ' ');
     label += name;
-    label.resize(14, ' ');
+    if (label.size() < 14) label.resize(14, ' ');
     out += label + pad(group_thousands(static_cast<std::int64_t>(n)), 12) + "\n";
   };
   row("records", r.records, 2);
