@@ -25,7 +25,7 @@ const std::string kValid = std::string(skein::test::kHeaderLine) +
 
 }  // namespace
 
-TEST_CASE("skein --help lists the commands; no arguments is a usage error") {
+TEST_CASE("skein --help lists the commands, and no arguments is a usage error") {
   const auto help = run_process({kSkein, "--help"});
   CHECK(help.exit_code == 0);
   CHECK_THAT(help.out, Catch::Contains("Usage: skein COMMAND") && Catch::Contains("check"));

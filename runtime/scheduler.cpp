@@ -1,0 +1,208 @@
+// scheduler.cpp — the loop behind run(), the paused list, timers, and the
+// ready queue of deferred callbacks (scheduler.hpp describes an iteration).
+//
+// Invariants of the loop:
+//   1. inside run() the actor is -1 except while a callback runs, and
+//      g_runtime.depth is 0 between events;
+//   2. every paused node and every armed timer holds a reference on its
+//      node, given back when the loop has dealt with it (settled or found
+//      settled already by a cancellation);
+//   3. after each event that ran threads' code (a deferred list, a woken
+//      pause with waiters, a fired timer with waiters) the loop records
+//      switch -1, so the trace shows control coming back to it.
+#include "runtime/scheduler.hpp"
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "runtime/cancel_ops.hpp"
+#include "runtime/ready_queue.hpp"
+#include "runtime/resolver.hpp"
+#include "runtime/settle.hpp"
+
+namespace skein {
+
+namespace detail {
+
+namespace {
+
+struct Scheduler {
+  ReadyQueue ready;
+  std::vector<Node*> paused;  // referenced; woken at the next iteration
+  std::vector<Node*> waking;  // the batch being woken (kept for its capacity)
+  std::uint64_t iterations = 0;
+};
+Scheduler g_scheduler;
+
+std::atomic<std::thread::id> g_runner{};
+
+// Claims the scheduler for this OS thread for the duration of one run().
+class RunGuard {
+ public:
+  RunGuard() {
+    std::thread::id expected{};
+    const std::thread::id me = std::this_thread::get_id();
+    if (!g_runner.compare_exchange_strong(expected, me)) {
+      if (expected == me)
+        throw std::logic_error(
+            "skein::run: nested call; run is already running on this thread (inside a callback, "
+            "compose promises with bind instead of running the loop again)");
+      throw std::logic_error(
+          "skein::run: the scheduler is already running on another OS thread; the runtime is "
+          "single-threaded and has one scheduler per process");
+    }
+  }
+  ~RunGuard() { g_runner.store(std::thread::id{}); }
+  RunGuard(const RunGuard&) = delete;
+  RunGuard& operator=(const RunGuard&) = delete;
+};
+
+// Settles a promise the loop woke (pause, timer) and tells the trace why.
+void wake(Node* node, trace::Reason reason) {
+  NodeT<void>* root = underlying(static_cast<NodeT<void>*>(node));
+  if (root->state != NodeState::pending) return;  // cancelled meanwhile
+  trace_notify(trace::kScheduler, root, reason);
+  const bool runs_code = root->last != nullptr;
+  fulfill(root);
+  if (runs_code) trace_switch(trace::kScheduler);
+}
+
+void run_ready_queue() {
+  Scheduler& s = g_scheduler;
+  while (!s.ready.empty()) {
+    ReadyEntry entry = s.ready.pop();
+    g_runtime.depth = 1;
+    run_waiters(entry.settled, entry.last, WaitEvent::fire_deferred);
+    g_runtime.depth = 0;
+    trace_switch(trace::kScheduler);
+    release(entry.settled);
+  }
+}
+
+void wake_paused() {
+  Scheduler& s = g_scheduler;
+  s.waking.swap(s.paused);
+  for (Node* node : s.waking) {
+    wake(node, trace::Reason::yield);
+    release(node);
+  }
+  s.waking.clear();
+}
+
+boost::asio::io_context& context() {
+  static auto* io = new boost::asio::io_context(1);  // never destroyed: handlers may outlive main
+  return *io;
+}
+
+// Runs ready I/O handlers and expired timers; blocks first when asked.
+// Returns false when blocking was asked and there was nothing to wait for.
+bool service_io(bool block) {
+  boost::asio::io_context& io = context();
+  if (io.stopped()) io.restart();
+  if (!block) {
+    io.poll();
+    return true;
+  }
+  trace_idle();
+  const std::size_t handled = io.run_one();
+  if (handled == 0) io.restart();
+  return handled != 0;
+}
+
+// --- pause and sleep nodes ------------------------------------------------------
+
+inline constexpr NodeOps pause_ops{&destroy_as<NodeT<void>>, &cancel_by_settling, trace::Kind::pause};
+
+struct SleepNode final : NodeT<void> {
+  explicit SleepNode(const NodeOps* node_ops) : NodeT<void>(node_ops, next_thread_id()), timer(context()) {}
+  boost::asio::steady_timer timer;
+
+  static void cancel(Node* self, Node* root, CancelWork&) {
+    settle_canceled(root);
+    static_cast<SleepNode*>(self)->timer.cancel();
+  }
+};
+inline constexpr NodeOps sleep_ops{&destroy_as<SleepNode>, &SleepNode::cancel, trace::Kind::sleep};
+
+}  // namespace
+
+void defer_waiters(Node* settled, Waiter* last) {
+  add_ref(settled);
+  g_scheduler.ready.push({settled, last});
+}
+
+std::size_t ready_queue_size() noexcept { return g_scheduler.ready.size(); }
+std::size_t paused_count() noexcept { return g_scheduler.paused.size(); }
+
+void run_until_settled(Node* node) {
+  RunGuard guard;
+  Scheduler& s = g_scheduler;
+  struct Hold {  // the loop keeps `node` alive whatever its callbacks drop
+    Node* held;
+    ~Hold() { release(held); }
+  } hold{node};
+  add_ref(node);
+  struct ActorRestore {
+    ThreadId caller = g_runtime.actor;
+    int depth = g_runtime.depth;
+    ~ActorRestore() {
+      g_runtime.actor = caller;
+      g_runtime.depth = depth;
+    }
+  } restore;
+  if (underlying(node)->state == NodeState::pending) trace_wait(restore.caller, underlying(node));
+  g_runtime.actor = trace::kScheduler;
+  g_runtime.depth = 0;
+  trace_switch(trace::kScheduler);
+  for (;;) {
+    run_ready_queue();
+    if (underlying(node)->state != NodeState::pending) break;
+    if (s.paused.empty()) {
+      if (!service_io(true))
+        throw std::logic_error(
+            "skein::run: deadlock: the promise is pending and nothing is left that could settle it "
+            "(no paused promise, no deferred callback, no timer or I/O)");
+    } else if (++s.iterations % kIoPollInterval == 0) {
+      service_io(false);
+    }
+    wake_paused();
+  }
+  trace_switch(restore.caller);
+}
+
+}  // namespace detail
+
+boost::asio::io_context& io_context() { return detail::context(); }
+
+Promise<void> pause(std::source_location site) {
+  auto* node = detail::make_node<detail::NodeT<void>>(&detail::pause_ops, detail::next_thread_id());
+  detail::trace_spawn(node, site);
+  detail::add_ref(node);
+  detail::g_scheduler.paused.push_back(node);
+  return Promise<void>::adopt(node);
+}
+
+Promise<void> sleep(std::chrono::nanoseconds duration, std::source_location site) {
+  auto* node = detail::make_node<detail::SleepNode>(&detail::sleep_ops);
+  detail::trace_spawn(node, site);
+  node->timer.expires_after(duration);
+  detail::add_ref(node);  // the timer's handler owns one
+  node->timer.async_wait([node](const boost::system::error_code& ec) {
+    if (!ec) {
+      const ThreadId saved = detail::g_runtime.actor;
+      detail::g_runtime.actor = trace::kScheduler;
+      detail::wake(node, trace::Reason::timer);
+      detail::g_runtime.actor = saved;
+    }
+    detail::release(node);
+  });
+  return Promise<void>::adopt(node);
+}
+
+}  // namespace skein

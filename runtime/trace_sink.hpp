@@ -1,0 +1,75 @@
+// trace_sink.hpp — the interface through which the runtime reports what it
+// does; the recorder implements it (the runtime never depends on recorder/).
+//
+// Every hook names threads by ThreadId (thread_id.hpp). The sink takes its
+// own timestamps: the runtime never reads a clock for tracing. With no sink
+// set, a hook costs one predictable branch on a global pointer; built with
+// SKEIN_TRACE_HOOKS=0 the hooks compile to nothing.
+//
+// What the runtime reports (OVERVIEW.md, section 7, has the rule a trace
+// analysis checks: every passage of control between threads is explained):
+//   spawn      every creation, with its kind and the creating call's site;
+//   wait       a waiter attaching to a pending promise;
+//   read       a thread consuming another's outcome;
+//   notify     a wake-up (pause: yield, sleep: timer), sender -1;
+//   resolve    every settlement, `by` the actor at the time;
+//   merge      a tail-merge: `thread` now behaves as `into`;
+//   switch_to  the scheduler handing control to a thread (-1: back to it);
+//   label, counter, idle (the loop is about to block).
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+#include <string_view>
+
+#include "runtime/thread_id.hpp"
+
+#ifndef SKEIN_TRACE_HOOKS
+#define SKEIN_TRACE_HOOKS 1
+#endif
+
+namespace skein::trace {
+
+inline constexpr bool kTraceHooks = SKEIN_TRACE_HOOKS != 0;
+
+// How a thread came to be. The names are the format's symbols.
+enum class Kind : std::uint8_t {
+  task, wait, bind, map, catch_, finalize, join, all, choose, pick, async,
+  fiber, coroutine, sleep, pause, io, mutex, condition, mailbox, stream, semaphore
+};
+// Why a thread was woken.
+enum class Reason : std::uint8_t {
+  timer, io, yield, condition, mailbox, mutex, stream, semaphore, external
+};
+enum class Outcome : std::uint8_t { ok, fail, cancel };
+
+[[nodiscard]] std::string_view kind_name(Kind kind);
+[[nodiscard]] std::string_view reason_name(Reason reason);
+[[nodiscard]] std::string_view outcome_name(Outcome outcome);
+
+class Sink {
+ public:
+  virtual ~Sink();
+  virtual void spawn(ThreadId child, ThreadId parent, Kind kind, const std::source_location& site) = 0;
+  virtual void wait(ThreadId waiter, ThreadId input) = 0;
+  virtual void read(ThreadId reader, ThreadId input) = 0;
+  virtual void notify(ThreadId sender, ThreadId receiver, Reason reason) = 0;
+  // `message` is the failure's what() (empty for ok and cancel).
+  virtual void resolve(ThreadId thread, ThreadId by, Outcome outcome, std::string_view message) = 0;
+  virtual void merge(ThreadId thread, ThreadId into) = 0;
+  virtual void label(ThreadId thread, std::string_view text) = 0;
+  virtual void switch_to(ThreadId thread) = 0;
+  virtual void counter(std::string_view name, std::int64_t value) = 0;
+  virtual void idle() = 0;
+};
+
+namespace detail {
+inline Sink* g_trace_sink = nullptr;  // read by every hook; see trace_hooks.hpp
+}  // namespace detail
+
+// Installs `sink` (nullptr: tracing off) and returns the previous one. The
+// sink must outlive its installation. Not thread-safe, like the runtime.
+Sink* set_sink(Sink* sink);
+[[nodiscard]] inline Sink* sink() { return detail::g_trace_sink; }
+
+}  // namespace skein::trace

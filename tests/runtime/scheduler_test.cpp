@@ -1,0 +1,177 @@
+// scheduler_test.cpp — run, pause, sleep, the depth limit, and the loop's
+// memory: a million-long bind chain and a million-iteration pause loop.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "runtime/runtime.hpp"
+
+using namespace skein;
+using namespace std::chrono_literals;
+
+namespace {
+struct Boom : std::runtime_error {
+  Boom() : std::runtime_error("boom") {}
+};
+}  // namespace
+
+TEST_CASE("run returns the value of a resolved promise", "[run]") {
+  CHECK(run(resolved(5)) == 5);
+  run(resolved());
+}
+
+TEST_CASE("run rethrows a rejection", "[run]") {
+  CHECK_THROWS_AS(run(failed<int>(Boom{})), Boom);
+  CHECK_THROWS_AS(run(skein::pause().then([]() -> Promise<void> { throw Boom{}; })), Boom);
+}
+
+TEST_CASE("run runs paused work until the promise settles", "[run][pause]") {
+  int steps = 0;
+  Promise<int> p = skein::pause().then([&] {
+    ++steps;
+    return skein::pause().map([&] {
+      ++steps;
+      return 10;
+    });
+  });
+  CHECK(steps == 0);
+  CHECK(run(p) == 10);
+  CHECK(steps == 2);
+}
+
+TEST_CASE("pause resolves at the next iteration, in the order of the pauses", "[pause]") {
+  std::vector<int> order;
+  std::vector<Promise<void>> ps;
+  for (int i = 0; i < 3; ++i) ps.push_back(skein::pause().map([&order, i] { order.push_back(i); }));
+  CHECK(order.empty());
+  run(join(ps));
+  CHECK(order == std::vector<int>{0, 1, 2});
+}
+
+TEST_CASE("a nested run throws a clear error", "[run]") {
+  Promise<void> p = skein::pause().then([] {
+    CHECK_THROWS_WITH(run(resolved()), Catch::Contains("nested"));
+    return resolved();
+  });
+  run(p);
+}
+
+TEST_CASE("a run from another OS thread while one is active throws", "[run]") {
+  bool threw = false;
+  Promise<void> p = skein::pause().then([&] {
+    std::thread other([&] {
+      try {
+        run(resolved());
+      } catch (const std::logic_error& e) {
+        threw = std::string(e.what()).find("another OS thread") != std::string::npos;
+      }
+    });
+    other.join();
+    return resolved();
+  });
+  run(p);
+  CHECK(threw);
+}
+
+TEST_CASE("run on a promise nothing can settle reports a deadlock", "[run]") {
+  auto [p, r] = skein::wait();
+  CHECK_THROWS_WITH(run(p), Catch::Contains("deadlock"));
+  r.resolve();
+}
+
+TEST_CASE("timers fire in the order of their deadlines", "[sleep]") {
+  std::vector<int> order;
+  auto at = [&](int ms, int tag) { return skein::sleep(std::chrono::milliseconds(ms)).map([&order, tag] { order.push_back(tag); }); };
+  const auto start = std::chrono::steady_clock::now();
+  run(join({at(6, 3), at(2, 1), at(4, 2)}));
+  CHECK(order == std::vector<int>{1, 2, 3});
+  CHECK(std::chrono::steady_clock::now() - start >= 6ms);
+}
+
+TEST_CASE("a sleep is cancelable and its timer is cancelled", "[sleep][cancel]") {
+  Promise<void> s = skein::sleep(10s);
+  Promise<void> b = s.then([] { return resolved(); });
+  Promise<void> stop = skein::pause().map([b = b] { cancel(b); });
+  const auto start = std::chrono::steady_clock::now();
+  run(stop);
+  CHECK(s.canceled());
+  CHECK_THROWS_AS(run(b), Canceled);
+  CHECK(std::chrono::steady_clock::now() - start < 5s);
+}
+
+TEST_CASE("timers are serviced while the loop keeps pausing", "[sleep][pause]") {
+  bool fired = false;
+  Promise<void> t = skein::sleep(1ms).map([&] { fired = true; });
+  std::function<Promise<void>()> spin = [&]() -> Promise<void> {
+    if (fired) return resolved();
+    return skein::pause().then(spin);
+  };
+  run(spin());
+  CHECK(fired);
+}
+
+TEST_CASE("callbacks past the depth limit go to the ready queue", "[depth]") {
+  auto [p, r] = skein::wait<int>();
+  Promise<int> q = p;
+  const int length = detail::kMaxCallbackDepth + 10;
+  for (int i = 0; i < length; ++i) q = q.map([](int x) { return x + 1; });
+  r.resolve(0);
+  CHECK(q.state() == State::pending);  // deferred, not run on this stack
+  CHECK(detail::ready_queue_size() == 1);
+  CHECK(run(q) == length);
+  CHECK(detail::ready_queue_size() == 0);
+}
+
+TEST_CASE("a 1,000,000-long bind chain completes", "[depth][memory]") {
+  const int length = 1'000'000;
+  auto [p, r] = skein::wait<int>();
+  Promise<int> q = p;
+  for (int i = 0; i < length; ++i) q = q.then([](int x) { return resolved(x + 1); });
+  r.resolve(0);
+  CHECK(run(q) == length);
+}
+
+TEST_CASE("a dropped pending chain of 1,000,000 nodes is freed without recursion", "[memory]") {
+  const std::size_t before = detail::node_pool::live();
+  {
+    auto [p, r] = skein::wait<int>();
+    Promise<int> q = p;
+    for (int i = 0; i < 1'000'000; ++i) q = q.map([](int x) { return x; });
+  }
+  CHECK(detail::node_pool::live() == before);
+}
+
+TEST_CASE("a 1,000,000-iteration pause loop runs in constant memory", "[pause][memory][proxy]") {
+  const int iterations = 1'000'000;
+  int i = 0;
+  std::size_t low = SIZE_MAX;
+  std::size_t high = 0;
+  std::function<Promise<void>()> loop = [&]() -> Promise<void> {
+    const std::size_t live = detail::node_pool::live();
+    low = std::min(low, live);
+    high = std::max(high, live);
+    if (++i == iterations) return resolved();
+    return skein::pause().then(loop);
+  };
+  const std::size_t before = detail::node_pool::live();
+  run(loop());
+  CHECK(i == iterations);
+  CHECK(high - low <= 4);
+  CHECK(detail::node_pool::live() == before);
+}
+
+TEST_CASE("label and counter cost nothing without a sink", "[trace]") {
+  label("main");
+  counter("c", 1);
+  CHECK(current_thread() == trace::kMainThread);
+  Promise<void> p = skein::pause().then([] {
+    CHECK(current_thread() > 0);
+    return resolved();
+  });
+  run(p);
+}
