@@ -57,8 +57,8 @@ class MemorySource final : public ByteSource {
   std::size_t pos_ = 0;
 };
 
-// Replays bytes already read from `inner` (to look for the gzip magic)
-// before reading on.
+// Replays bytes already read from `inner` (to look for the gzip magic, or for
+// a trace format's first bytes) before reading on.
 class PrefixedSource final : public ByteSource {
  public:
   PrefixedSource(std::string prefix, std::unique_ptr<ByteSource> inner)
@@ -72,9 +72,14 @@ class PrefixedSource final : public ByteSource {
     }
     return inner_->read(into);
   }
+  // Over a decompressing source the prefix holds decompressed bytes, which
+  // raw (compressed) offsets do not count: the offset is inner's.
   std::uint64_t raw_offset() const override {
+    if (inner_->decompresses()) return inner_->raw_offset();
     return inner_->raw_offset() - (prefix_.size() - pos_);
   }
+  bool decompresses() const override { return inner_->decompresses(); }
+  bool cut_short() const override { return inner_->cut_short(); }
 
  private:
   std::string prefix_;
@@ -133,6 +138,7 @@ class GzipSource final : public ByteSource {
   }
   bool cut_short() const override { return cut_short_; }
   std::uint64_t raw_offset() const override { return inner_->raw_offset() - zs_.avail_in; }
+  bool decompresses() const override { return true; }
 
  private:
   std::unique_ptr<ByteSource> inner_;
@@ -179,6 +185,10 @@ Result<std::unique_ptr<ByteSource>> open_input(const std::string& path) {
     raw = std::make_unique<FileSource>(fd, true, name);
   }
   return detect_compression(std::move(raw), name);
+}
+
+std::unique_ptr<ByteSource> replay_input(std::string prefix, std::unique_ptr<ByteSource> inner) {
+  return std::make_unique<PrefixedSource>(std::move(prefix), std::move(inner));
 }
 
 std::unique_ptr<ByteSource> memory_input(std::string_view bytes, std::string name) {

@@ -28,6 +28,9 @@ class ByteSource {
   [[nodiscard]] virtual bool cut_short() const { return false; }
   // Bytes consumed from the underlying file so far (compressed bytes for gzip).
   [[nodiscard]] virtual std::uint64_t raw_offset() const = 0;
+  // True when the bytes read are decompressed (raw_offset() then counts
+  // compressed bytes, not bytes read).
+  [[nodiscard]] virtual bool decompresses() const { return false; }
 };
 
 // Opens `path` for reading; "-" is standard input. The name used in messages
@@ -38,6 +41,12 @@ class ByteSource {
 // Gzip in memory is detected too.
 [[nodiscard]] std::unique_ptr<ByteSource> memory_input(std::string_view bytes,
                                                         std::string name = "<memory>");
+
+// A source that gives `prefix` (bytes already read from `inner`, to look at
+// the start of a stream) before reading on from `inner`. raw_offset() does
+// not count the prefix twice.
+[[nodiscard]] std::unique_ptr<ByteSource> replay_input(std::string prefix,
+                                                        std::unique_ptr<ByteSource> inner);
 
 [[nodiscard]] std::string display_name(const std::string& path);
 

@@ -5,8 +5,11 @@
 // the 1-based line and the 1-based byte column of the offending token, in the
 // form compilers use (`FILE:LINE:COL: message`), so editors can jump to it.
 // A Diagnostic with line 0 is about the file as a whole (cannot open it,
-// corrupt compression). Status and Result<T> carry one error; they are
-// [[nodiscard]] so an error cannot be dropped by accident.
+// corrupt compression). Binary formats have no lines: their diagnostics have
+// line 0 and a message that starts with `byte N: `, N the offset in the
+// (decompressed) stream, so they print as `FILE: byte N: message`. Status
+// and Result<T> carry one error; they are [[nodiscard]] so an error cannot
+// be dropped by accident.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 // record_line_parser.hpp — turns one line of a Skein trace into a Record (or
 // the header), checking every field against the format's grammar.
 //
-// This is the parsing half of the reader; TraceReader is the tokenizing half
-// that finds lines in a byte stream. The parser works on a single line with
+// This is the parsing half of the reader; TraceReader, with LineSplitter, is
+// the tokenizing half that finds lines in a byte stream. The parser works on a single line with
 // no allocation on the common path: integers and symbols are read in place,
 // strings without escapes are views into the line, and strings with escapes
 // are unescaped into a scratch area owned by the parser (valid until the next

@@ -1,11 +1,11 @@
 // trace_reader.hpp — a streaming reader of the Skein trace format
 // (FORMAT.md), for untrusted input.
 //
-// Design. The reader pulls chunks from a ByteSource into one buffer, cuts
-// them into lines, and parses each line straight into a Record without
-// building a syntax tree; string fields point into the buffer, or into a
-// scratch area when they had escapes. Memory is bounded by the longest line
-// allowed (kMaxLineBytes), never by the file.
+// Design. A LineSplitter (line_splitter.hpp) cuts the ByteSource's bytes into
+// lines, and RecordLineParser parses each line straight into a Record without
+// building a syntax tree; string fields point into the splitter's buffer, or
+// into a scratch area when they had escapes. Memory is bounded by the longest
+// line allowed (kMaxLineBytes), never by the file.
 //
 // Errors. A malformed line is reported as a Diagnostic naming FILE:LINE:COL
 // and the next call to next() goes on with the following line, so a checker
@@ -33,11 +33,10 @@
 
 #include "recorder/byte_source.hpp"
 #include "recorder/diagnostic.hpp"
+#include "recorder/line_splitter.hpp"
 #include "recorder/record.hpp"
 
 namespace skein {
-
-inline constexpr std::size_t kMaxLineBytes = 1024 * 1024;
 
 struct UnknownHead {
   std::string name;

@@ -191,6 +191,17 @@ void TraceWriter::write_comment(std::string_view text) {
   commit(p + line.size());
 }
 
+void TraceWriter::write_line(std::string_view line) {
+  char* p = reserve(line.size() + 1);
+  std::memcpy(p, line.data(), line.size());
+  p[line.size()] = '\n';
+  commit(p + line.size() + 1);
+}
+
+void TraceWriter::reserve_buffer(std::size_t bytes) {
+  if (buffer_.size() < bytes) buffer_.resize(bytes);
+}
+
 Status TraceWriter::flush() {
   if (used_ > 0 && status_.ok() && sink_ != nullptr) {
     status_ = sink_->write(std::string_view(buffer_.data(), used_));

@@ -35,6 +35,12 @@ class TraceWriter {
   void write(const Record& record);
   // A comment line ("; text"), for hand-made and generated traces.
   void write_comment(std::string_view text);
+  // A line written as it is (plus the newline); for text formatted ahead of
+  // time. Does not allocate while the line fits the buffer (crash paths).
+  void write_line(std::string_view line);
+  // Makes the buffer at least `bytes` large now, so later writes of records
+  // up to that size never allocate.
+  void reserve_buffer(std::size_t bytes);
 
   // Flushes the buffer to the sink without closing it.
   [[nodiscard]] Status flush();

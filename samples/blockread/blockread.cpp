@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "recorder/trace_capture.hpp"
 #include "runtime/runtime.hpp"
 
 namespace {
@@ -164,9 +165,10 @@ class ProcessData {
 };
 
 constexpr const char* kUsage =
-    "Usage: blockread [--requests N] [--in-flight K] [--latency-us U]\n"
+    "Usage: blockread [--requests N] [--in-flight K] [--latency-us U] [--trace FILE]\n"
     "Reads N blocks (default 32) from a simulated Xen block device, K at a time\n"
-    "(default 4), each served by the backend after U microseconds (default 200).\n";
+    "(default 4), each served by the backend after U microseconds (default 200).\n"
+    "--trace FILE (or SKEIN_TRACE=FILE) records a Skein trace of the run.\n";
 
 bool parse_int(const char* text, int& out, int min, int max) {
   char* end = nullptr;
@@ -180,6 +182,7 @@ bool parse_int(const char* text, int& out, int min, int max) {
 
 int main(int argc, char** argv) {
   Options options;
+  const char* trace_path = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -190,8 +193,17 @@ int main(int argc, char** argv) {
     if (arg == "--requests" && has_value && parse_int(argv[i + 1], options.requests, 1, 1'000'000)) ++i;
     else if (arg == "--in-flight" && has_value && parse_int(argv[i + 1], options.in_flight, 1, 1024)) ++i;
     else if (arg == "--latency-us" && has_value && parse_int(argv[i + 1], options.latency_us, 0, 1'000'000)) ++i;
+    else if (arg == "--trace" && has_value) trace_path = argv[++i];
     else {
       std::fprintf(stderr, "blockread: bad argument '%s'\n%s", arg.c_str(), kUsage);
+      return 2;
+    }
+  }
+  if (trace_path != nullptr) {
+    if (skein::trace::capturing()) (void)skein::trace::stop();  // --trace wins over SKEIN_TRACE
+    const skein::Status started = skein::trace::start(trace_path);
+    if (!started.ok()) {
+      std::fprintf(stderr, "blockread: %s\n", started.error().to_string().c_str());
       return 2;
     }
   }

@@ -1,0 +1,136 @@
+// capture_buffer.cpp — see capture_buffer.hpp.
+#include "recorder/capture_buffer.hpp"
+
+#include <sys/mman.h>
+
+#include <new>
+
+#include "recorder/record.hpp"
+
+namespace skein::capture {
+namespace {
+
+std::size_t round_up_pow2(std::size_t n) {
+  std::size_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+}  // namespace
+
+ChunkQueue::ChunkQueue(std::size_t capacity)
+    : slots_(new std::uint32_t[round_up_pow2(capacity + 1)]), mask_(round_up_pow2(capacity + 1) - 1) {}
+
+bool ChunkQueue::push(std::uint32_t index) noexcept {
+  const std::size_t tail = tail_.load(std::memory_order_relaxed);
+  if (tail - head_.load(std::memory_order_acquire) > mask_) return false;
+  slots_[tail & mask_] = index;
+  tail_.store(tail + 1, std::memory_order_release);
+  return true;
+}
+
+bool ChunkQueue::pop(std::uint32_t& index) noexcept {
+  const std::size_t head = head_.load(std::memory_order_relaxed);
+  if (head == tail_.load(std::memory_order_acquire)) return false;
+  index = slots_[head & mask_];
+  head_.store(head + 1, std::memory_order_release);
+  return true;
+}
+
+bool ChunkQueue::empty() const noexcept {
+  return head_.load(std::memory_order_acquire) == tail_.load(std::memory_order_acquire);
+}
+
+CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
+    : mode_(mode),
+      count_(budget_bytes / sizeof(Chunk) < 2 ? 2 : budget_bytes / sizeof(Chunk)),
+      chunks_(nullptr),
+      filled_(count_),
+      free_(count_) {
+  // mmap: page-aligned, zero pages until touched, so an unused budget costs
+  // address space, not memory.
+  void* memory = mmap(nullptr, count_ * sizeof(Chunk), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) throw std::bad_alloc();
+  chunks_ = static_cast<Chunk*>(memory);
+  for (std::size_t i = 0; i < count_; ++i) ::new (&chunks_[i]) Chunk;
+  if (mode_ == CaptureMode::stream) {
+    for (std::uint32_t i = 1; i < count_; ++i) (void)free_.push(i);
+  }
+  start_chunk(0);
+}
+
+CaptureBuffer::~CaptureBuffer() {
+  for (std::size_t i = 0; i < count_; ++i) chunks_[i].~Chunk();
+  munmap(chunks_, count_ * sizeof(Chunk));
+}
+
+void CaptureBuffer::start_chunk(std::uint32_t index) noexcept {
+  current_ = &chunks_[index];
+  current_->count.store(0, std::memory_order_relaxed);
+  current_->sequence.store(next_sequence_++, std::memory_order_release);
+  current_index_.store(index, std::memory_order_release);
+  cursor_ = current_->records;
+  end_ = current_->records + kRecordsPerChunk;
+}
+
+bool CaptureBuffer::take_free_chunk() noexcept {
+  std::uint32_t index = 0;
+  if (!free_.pop(index)) return false;
+  start_chunk(index);
+  if (dropped_ > 0) {
+    // The first record of the new chunk says how many were dropped.
+    CapturedRecord* r = cursor_;
+    r->ticks = now_ticks != nullptr ? now_ticks() : 0;
+    r->a = static_cast<std::int64_t>(dropped_);
+    r->b = 0;
+    r->ref = 0;
+    r->head = static_cast<std::uint8_t>(RecordHead::lost);
+    r->code = 0;
+    r->flags = 0;
+    publish();
+    dropped_ = 0;
+  }
+  return true;
+}
+
+void CaptureBuffer::hand_over_current() noexcept {
+  if (mode_ != CaptureMode::stream || current_ == nullptr) return;
+  if (cursor_ == current_->records) return;  // nothing in it
+  const auto index = static_cast<std::uint32_t>(current_ - chunks_);
+  current_index_.store(-1, std::memory_order_release);
+  (void)filled_.push(index);  // cannot fail: the queue holds every chunk
+  current_ = nullptr;
+  cursor_ = end_ = nullptr;
+  if (on_chunk_filled != nullptr) on_chunk_filled(on_chunk_filled_context);
+  if (!take_free_chunk()) {
+    // Nothing free: drop until the writer gives one back.
+  }
+}
+
+CapturedRecord* CaptureBuffer::claim_slow() noexcept {
+  if (mode_ == CaptureMode::ring) {
+    // Overwrite the oldest chunk.
+    ring_next_ = static_cast<std::uint32_t>((ring_next_ + 1) % count_);
+    Chunk& next = chunks_[ring_next_];
+    const std::uint32_t lost = next.count.load(std::memory_order_relaxed);
+    if (next.sequence.load(std::memory_order_relaxed) != 0)
+      overwritten_.fetch_add(lost, std::memory_order_release);
+    start_chunk(ring_next_);
+    return cursor_;
+  }
+  if (current_ != nullptr) {
+    hand_over_current();
+    if (cursor_ != end_) return cursor_;
+  } else if (take_free_chunk()) {
+    return cursor_;
+  }
+  ++dropped_;
+  return nullptr;
+}
+
+void CaptureBuffer::give_back(std::uint32_t index) noexcept {
+  chunks_[index].count.store(0, std::memory_order_relaxed);
+  (void)free_.push(index);
+}
+
+}  // namespace skein::capture

@@ -1,0 +1,143 @@
+// capture_buffer.hpp — the memory between the scheduler thread, which
+// appends fixed-size binary records, and the writer thread, which turns them
+// into text.
+//
+// Memory is a fixed set of chunks allocated at start (the budget, default
+// 64 MiB), each holding kRecordsPerChunk records of 32 bytes. The producer
+// fills one chunk at a time with plain stores and publishes its count with a
+// release store after each record, so a crash handler or a snapshot can see
+// every whole record. Then, by mode:
+//
+//   stream  full chunks go to the writer through a single-producer,
+//           single-consumer queue and come back through another. When no
+//           chunk is free (the writer has fallen behind and the budget is
+//           spent), records are dropped and counted; the first record of the
+//           next chunk is (lost TIME COUNT), so a drop is never silent.
+//   ring    (flight recorder) the producer cycles through the chunks,
+//           overwriting the oldest; the records overwritten are counted and
+//           reported as one (lost ...) at the start of what is written.
+//
+// Each chunk carries the sequence number of its filling (1, 2, 3, ...), which
+// orders ring chunks and lets a concurrent snapshot detect a chunk that was
+// overwritten while it was being copied.
+//
+// Invariants:
+//   1. Only the producer writes records, counts and sequences; only the
+//      writer (or, with the writer locked out, the crash handler) consumes.
+//   2. A chunk is in exactly one place: the producer's hands, the filled
+//      queue, the writer's hands, or the free queue (stream mode).
+//   3. dropped() counts every record not stored since the last lost record.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace skein::capture {
+
+// One record as the scheduler thread stores it: raw ticks and small
+// integers; strings and sites are ids (string_arena.hpp, site_table.hpp).
+struct CapturedRecord {
+  std::uint64_t ticks;
+  std::int64_t a;      // the first thread (or count, duration)
+  std::int64_t b;      // the second thread (or value)
+  std::uint32_t ref;   // a string id or a site id
+  std::uint8_t head;   // skein::RecordHead
+  std::uint8_t code;   // kind, reason or outcome
+  std::uint16_t flags;
+};
+static_assert(sizeof(CapturedRecord) == 32, "a captured record is 32 bytes");
+
+inline constexpr std::size_t kChunkBytes = 32 * 1024;
+inline constexpr std::size_t kRecordsPerChunk = kChunkBytes / sizeof(CapturedRecord) - 1;
+
+struct alignas(64) Chunk {
+  std::atomic<std::uint32_t> count{0};     // records published
+  std::atomic<std::uint64_t> sequence{0};  // 0: never filled
+  CapturedRecord records[kRecordsPerChunk];
+};
+
+// A bounded single-producer single-consumer queue of chunk indexes.
+class ChunkQueue {
+ public:
+  explicit ChunkQueue(std::size_t capacity);
+  [[nodiscard]] bool push(std::uint32_t index) noexcept;  // false when full
+  [[nodiscard]] bool pop(std::uint32_t& index) noexcept;  // false when empty
+  [[nodiscard]] bool empty() const noexcept;
+
+ private:
+  std::unique_ptr<std::uint32_t[]> slots_;
+  std::size_t mask_;
+  alignas(64) std::atomic<std::size_t> head_{0};  // next to pop
+  alignas(64) std::atomic<std::size_t> tail_{0};  // next to push
+};
+
+enum class CaptureMode { stream, ring };
+
+class CaptureBuffer {
+ public:
+  CaptureBuffer(std::size_t budget_bytes, CaptureMode mode);
+  ~CaptureBuffer();
+  CaptureBuffer(const CaptureBuffer&) = delete;
+  CaptureBuffer& operator=(const CaptureBuffer&) = delete;
+
+  // --- producer (the scheduler thread) ---
+
+  // A slot for the next record, or null when the record must be dropped
+  // (counted). The caller fills it and calls publish().
+  [[nodiscard]] CapturedRecord* claim() noexcept {
+    if (cursor_ != end_) [[likely]] return cursor_;
+    return claim_slow();
+  }
+  void publish() noexcept {
+    ++cursor_;
+    current_->count.store(static_cast<std::uint32_t>(cursor_ - current_->records), std::memory_order_release);
+  }
+  // Hands the current chunk to the writer even if it is not full (stop,
+  // flush). Stream mode only.
+  void hand_over_current() noexcept;
+  [[nodiscard]] std::uint64_t dropped() const noexcept { return dropped_; }
+  // Records overwritten in ring mode since the start.
+  [[nodiscard]] std::uint64_t overwritten() const noexcept { return overwritten_.load(std::memory_order_acquire); }
+  // Called by the producer's owner when a chunk was handed over, to wake the
+  // writer; set by the capture.
+  void (*on_chunk_filled)(void* context) = nullptr;
+  void* on_chunk_filled_context = nullptr;
+  // The time stamp source of lost records (the capture sets read_ticks).
+  std::uint64_t (*now_ticks)() noexcept = nullptr;
+
+  // --- consumer (the writer thread, or the crash handler) ---
+
+  [[nodiscard]] bool pop_filled(std::uint32_t& index) noexcept { return filled_.pop(index); }
+  [[nodiscard]] bool has_filled() const noexcept { return !filled_.empty(); }
+  void give_back(std::uint32_t index) noexcept;
+  [[nodiscard]] Chunk& chunk(std::uint32_t index) noexcept { return chunks_[index]; }
+  [[nodiscard]] std::uint32_t chunk_count() const noexcept { return static_cast<std::uint32_t>(count_); }
+  // The chunk the producer is filling (its count is published), or -1.
+  [[nodiscard]] std::int64_t current_index() const noexcept { return current_index_.load(std::memory_order_acquire); }
+  [[nodiscard]] CaptureMode mode() const noexcept { return mode_; }
+
+ private:
+  CapturedRecord* claim_slow() noexcept;
+  bool take_free_chunk() noexcept;
+  void start_chunk(std::uint32_t index) noexcept;
+
+  CaptureMode mode_;
+  std::size_t count_;
+  Chunk* chunks_;  // count_ chunks, page-aligned, allocated once
+  ChunkQueue filled_;
+  ChunkQueue free_;
+
+  // Producer state.
+  Chunk* current_ = nullptr;
+  std::atomic<std::int64_t> current_index_{-1};
+  CapturedRecord* cursor_ = nullptr;
+  CapturedRecord* end_ = nullptr;
+  std::uint64_t next_sequence_ = 1;
+  std::uint64_t dropped_ = 0;
+  std::atomic<std::uint64_t> overwritten_{0};
+  std::uint32_t ring_next_ = 0;
+};
+
+}  // namespace skein::capture

@@ -1,0 +1,100 @@
+// capture_sink.hpp — the runtime's trace::Sink as the capture implements it:
+// each hook becomes one 32-byte binary record in the CaptureBuffer, stamped
+// with raw ticks. No text, no file I/O, no allocation on this path (except
+// the first time a string or site is seen, when it is interned).
+//
+// Runs only on the runtime's OS thread (the runtime is single-threaded): the
+// first thread to record owns the capture. A hook called from any other OS
+// thread is refused, with one message on stderr, before it touches the
+// buffer or the interning tables, so a misused runtime cannot corrupt the
+// trace. The writer thread and crash handler read what the owner publishes.
+#pragma once
+
+#include <atomic>
+
+#include "recorder/capture_buffer.hpp"
+#include "recorder/record.hpp"
+#include "recorder/site_table.hpp"
+#include "recorder/string_arena.hpp"
+#include "recorder/tsc_clock.hpp"
+#include "runtime/trace_sink.hpp"
+
+namespace skein::capture {
+
+class CaptureSink final : public trace::Sink {
+ public:
+  CaptureSink(CaptureBuffer& buffer, StringArena& strings, SiteTable& sites);
+
+  void spawn(ThreadId child, ThreadId parent, trace::Kind kind, const std::source_location& site) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit(RecordHead::spawn, static_cast<std::uint8_t>(kind), child, parent, sites_.intern(site));
+  }
+  void wait(ThreadId waiter, ThreadId input) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit(RecordHead::wait, 0, waiter, input, 0);
+  }
+  void read(ThreadId reader, ThreadId input) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit(RecordHead::read, 0, reader, input, 0);
+  }
+  void notify(ThreadId sender, ThreadId receiver, trace::Reason reason) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit(RecordHead::notify, static_cast<std::uint8_t>(reason), sender, receiver, 0);
+  }
+  void resolve(ThreadId thread, ThreadId by, trace::Outcome outcome, std::string_view message) override {
+    if (!owned()) [[unlikely]] return refuse();
+    const std::uint32_t text = outcome == trace::Outcome::fail ? strings_.intern(message) : StringArena::kNoString;
+    emit(RecordHead::resolve, static_cast<std::uint8_t>(outcome), thread, by, text);
+  }
+  void merge(ThreadId thread, ThreadId into) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit(RecordHead::merge, 0, thread, into, 0);
+  }
+  void label(ThreadId thread, std::string_view text) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit(RecordHead::label, 0, thread, 0, strings_.intern(text));
+  }
+  void switch_to(ThreadId thread) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit(RecordHead::switch_, 0, thread, 0, 0);
+  }
+  void counter(std::string_view name, std::int64_t value) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit(RecordHead::counter, 0, 0, value, strings_.intern(name));
+  }
+  void idle() override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit(RecordHead::idle, 0, 0, 0, 0);
+  }
+
+  [[nodiscard]] std::uint64_t refused() const noexcept { return refused_.load(std::memory_order_relaxed); }
+
+ private:
+  // True on the owning OS thread (claiming ownership on the first call).
+  [[nodiscard]] bool owned() noexcept { return t_owner_generation == generation_ || claim(); }
+  bool claim() noexcept;
+  void refuse() noexcept;
+
+  void emit(RecordHead head, std::uint8_t code, std::int64_t a, std::int64_t b, std::uint32_t ref) noexcept {
+    CapturedRecord* r = buffer_.claim();
+    if (r == nullptr) [[unlikely]] return;  // dropped and counted by the buffer
+    r->ticks = read_ticks();
+    r->a = a;
+    r->b = b;
+    r->ref = ref;
+    r->head = static_cast<std::uint8_t>(head);
+    r->code = code;
+    r->flags = 0;
+    buffer_.publish();
+  }
+
+  static thread_local std::uint64_t t_owner_generation;
+  CaptureBuffer& buffer_;
+  StringArena& strings_;
+  SiteTable& sites_;
+  std::uint64_t generation_;            // unique per capture
+  std::atomic<bool> claimed_{false};
+  std::atomic<std::uint64_t> refused_{0};
+};
+
+}  // namespace skein::capture

@@ -1,0 +1,114 @@
+// ctf_importer.hpp — reads mirage-profile's CTF binary traces (the MirageOS
+// traces of 2014-2015, e.g. mirage-trace-viewer's examples/net.ctf) as a
+// stream of Skein Records.
+//
+// CTF describes its layout in a TSDL metadata file. mirage-profile always
+// writes the same one, so the importer does not parse TSDL: the layout below
+// is hard-coded from it. All integers are little-endian and byte-aligned
+// (`align = 8` in TSDL counts bits); nothing is padded between fields.
+//
+// A file is a sequence of packets:
+//
+// | offset | size | field               | meaning                                         |
+// | ------ | ---- | ------------------- | ----------------------------------------------- |
+// | 0      | 4    | magic               | 0xc1fc1fc1 (bytes c1 1f fc c1)                  |
+// | 4      | 16   | uuid                | the trace's; the same in every packet           |
+// | 20     | 4    | packet_size         | in bits: the packet, padding included           |
+// | 24     | 2    | stream_packet_count | the packet's sequence number                    |
+// | 26     | 4    | content_size        | in bits: header, context and events             |
+// | 30     | ...  | events              | up to content_size; then padding to packet_size |
+//
+// Each event: an 8-byte timestamp (ns, on the traced machine's clock), a
+// 1-byte event id, then (every event but gc) the 8-byte thread the event is
+// about, then the event's fields. Strings end with a NUL byte.
+//
+// | id | name              | fields after the thread      | record                              |
+// | -- | ----------------- | ---------------------------- | ----------------------------------- |
+// | 0  | creates           | child u64, thread_type u8    | spawn CHILD THREAD KIND (see below) |
+// | 1  | read              | source u64                   | read THREAD SOURCE                  |
+// | 2  | fulfills          | resolvee u64                 | resolve RESOLVEE THREAD ok          |
+// | 3  | fails             | resolvee u64, exn string     | resolve RESOLVEE THREAD fail "EXN"  |
+// | 4  | becomes           | sleeper u64                  | merge THREAD SLEEPER                |
+// | 5  | label             | label string                 | label THREAD "LABEL"                |
+// | 6  | increase          | amount i64, counter string   | counter "COUNTER" TOTAL (see below) |
+// | 7  | switch            | -                            | switch THREAD                       |
+// | 8  | gc                | duration_ns u64 (no thread)  | gc DURATION                         |
+// | 9  | signal            | source u64                   | notify SOURCE THREAD                |
+// | 10 | try_read          | source u64                   | read THREAD SOURCE                  |
+// | 11 | counter           | value i64, counter string    | counter "COUNTER" VALUE             |
+// | 12 | read, no switch   | source u64                   | read THREAD SOURCE                  |
+// | 13 | signal, no switch | source u64                   | notify SOURCE THREAD                |
+//
+// event_name() gives the names above, as babeltrace2 prints them; 12 and 13
+// are read_no_switch and signal_no_switch.
+//
+// Choices the metadata leaves open:
+//   - thread_type 0..14 is Wait Task Bind Try Choose Pick Join Map Condition
+//     On_success On_failure On_termination On_any Ignore_result Async, and
+//     becomes the kind lower-cased (bind, on_success...); another value N
+//     becomes `thread-type-N`.
+//   - `increase` adds AMOUNT to a running total per counter name (starting
+//     at 0) and records the total: a Skein counter record holds a value, not
+//     a change. `counter` sets the total to VALUE. The thread of both is
+//     dropped (a counter record has none).
+//   - `signal`: SOURCE signalled (woke) THREAD, named like `read`'s source.
+//   - ids 12 and 13 (later mirage-profile versions, absent from the 2014
+//     metadata) have the layout of read and signal and import as they do.
+//   - Thread ids are u64 in the file and kept bit for bit as signed 64-bit
+//     ids, so 0xffffffffffffffff stays -1, the scheduler.
+//   - Times count from the first event's timestamp (header option
+//     source-origin-ns); an event earlier than that is imported at 0 with a
+//     warning. The header also gets source-uuid from the first packet.
+//
+// Streaming. The importer holds one window of the stream (a chunk plus at
+// most one event, whose string is capped at kMaxStringBytes), never a whole
+// packet; padding is read and dropped. Memory is bounded whatever the file.
+//
+// Errors name the byte offset in the (decompressed) stream of the field that
+// is wrong: `FILE: byte 1234: unknown event id 14`. They are final: the
+// importer does not look for a next packet. A file that ends inside a packet
+// is an error (the packet's size goes past the end) after every complete
+// event before the cut is delivered; a gzip stream that stops early is
+// a truncation warning instead, as for the text formats.
+//
+// Invariants:
+//   1. Events come out in file order; every complete event before an error
+//      or a cut is delivered.
+//   2. Every record is a valid Skein record (times >= 0, kinds are symbols,
+//      strings within kMaxStringBytes, durations >= 0).
+//   3. Each record consumes at least 17 bytes (the smallest event); every
+//      other step ends: the importer terminates.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "recorder/byte_source.hpp"
+#include "recorder/trace_source.hpp"
+
+namespace skein {
+
+inline constexpr std::size_t kCtfEventIds = 14;
+
+class CtfImporter final : public TraceSource {
+ public:
+  CtfImporter(std::unique_ptr<ByteSource> source, std::string name);
+  ~CtfImporter() override;
+
+  [[nodiscard]] Step next() override;
+  [[nodiscard]] std::uint64_t bytes_consumed() const override;
+
+  // Events read so far, by id (the names babeltrace2 prints: event_name).
+  [[nodiscard]] const std::array<std::uint64_t, kCtfEventIds>& event_counts() const;
+  [[nodiscard]] static std::string_view event_name(std::size_t id);
+  [[nodiscard]] std::uint64_t packet_count() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace skein

@@ -1,0 +1,54 @@
+// crash_program.cpp — a traced program that dies on purpose, for the
+// capture's death tests: `crash_program MODE STEPS` runs STEPS labelled
+// steps on the runtime ("step 1" ... "step STEPS", each a resolved task),
+// prints "steps done" and then, by MODE: segv (a write through a null
+// pointer), abort, throw (an exception nobody catches), exit (a normal
+// return, for comparison), or foreign (another OS thread calls into the
+// runtime, then a normal exit). Tracing comes from SKEIN_TRACE.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "recorder/trace_capture.hpp"
+#include "runtime/runtime.hpp"
+
+namespace {
+
+void run_steps(int steps) {
+  for (int i = 1; i <= steps; ++i) {
+    auto [p, r] = skein::task<int>();
+    p.label("step " + std::to_string(i));
+    auto q = p.map([](int v) { return v + 1; });
+    r.resolve(i);
+    if (q.value() != i + 1) std::abort();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: crash_program segv|abort|throw|exit|foreign STEPS\n");
+    return 2;
+  }
+  const std::string mode = argv[1];
+  run_steps(std::atoi(argv[2]));
+  std::printf("steps done\n");
+  std::fflush(stdout);
+  if (mode == "segv") {
+    volatile int* nothing = nullptr;
+    *nothing = 1;
+  } else if (mode == "abort") {
+    std::abort();
+  } else if (mode == "throw") {
+    throw std::runtime_error("nobody catches this");
+  } else if (mode == "foreign") {
+    std::thread other([] { skein::label("from a foreign thread"); });
+    other.join();
+    skein::label("back on the main thread");
+  }
+  return 0;
+}
