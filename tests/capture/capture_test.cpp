@@ -90,7 +90,7 @@ TEST_CASE("tracing on and off give the same program results") {
   std::remove(trace.c_str());
 }
 
-TEST_CASE("--trace and SKEIN_TRACE write the same kind of trace, and skein check accepts it") {
+TEST_CASE("blockread --trace writes a trace that skein check accepts") {
   const std::string trace = temp_path("flag.sexp");
   const auto r = test::run_process({SKEIN_BLOCKREAD, "--requests", "8", "--trace", trace});
   REQUIRE(r.exit_code == 0);
