@@ -142,6 +142,10 @@ struct Capture {
   std::uint64_t end_ticks = 0;
   std::uint64_t final_dropped = 0;
   std::uint64_t dropped_total = 0;
+  // Statistics (SKEIN_TRACE_STATS=1 prints them at stop).
+  std::uint64_t records_written = 0;
+  std::uint64_t bytes_written = 0;
+  std::int64_t writer_cpu_ns = 0;
   Status status;
   std::mutex snapshot_mutex;  // snapshot() callers against the writer thread
 };
@@ -166,17 +170,25 @@ void unlock_file(Capture& c) { c.file_owner.store(kFileFree, std::memory_order_r
 
 // --- stream mode ------------------------------------------------------------
 
+// The first conversion waits until kMinCalibrationNs have passed since the
+// origin (for an accurate rate), but not past a stop: a short program must
+// not wait for the calibration at exit.
 void ensure_calibrated(Capture& c, bool quick) {
   if (c.calibrated) return;
-  c.converter.set_calibration(calibrate(c.origin, quick ? 0 : kMinCalibrationNs));
+  while (!quick && !c.stopping.load() && monotonic_ns() - c.origin.ns0 < kMinCalibrationNs)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  c.converter.set_calibration(calibrate(c.origin, 0));
   c.calibrated = true;
 }
 
 void convert_chunk(Capture& c, std::uint32_t index, std::uint32_t from) {
   const Chunk& chunk = c.buffer.chunk(index);
   const std::uint32_t n = chunk.count.load(std::memory_order_acquire);
+  c.records_written += n - from;
   c.converting.store(index, std::memory_order_relaxed);
   for (std::uint32_t i = from; i < n; ++i) {
+    if (chunk.records[i].head == static_cast<std::uint8_t>(RecordHead::lost))
+      c.dropped_total += static_cast<std::uint64_t>(chunk.records[i].a);
     c.converter.write(*c.out, chunk.records[i]);
     c.converted.store(i + 1, std::memory_order_relaxed);
   }
@@ -215,6 +227,7 @@ void stream_writer(Capture& c) {
   const TimeNs end = c.converter.calibration().to_ns(c.end_ticks);
   if (c.final_dropped > 0) c.out->write(LostRecord{end, static_cast<std::int64_t>(c.final_dropped)});
   c.out->write(EndRecord{end});
+  c.bytes_written = c.out->bytes_written();
   Status finished = c.out->finish();
   if (!finished.ok() && c.status.ok()) c.status = finished;
   unlock_file(c);
@@ -453,6 +466,9 @@ Status start(const CaptureOptions& options) {
     raw->writer_thread.store(pthread_self());
     if (raw->options.mode == CaptureMode::stream) stream_writer(*raw);
     else ring_writer(*raw);
+    timespec cpu{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    raw->writer_cpu_ns = static_cast<std::int64_t>(cpu.tv_sec) * 1'000'000'000 + cpu.tv_nsec;
   });
   if (options.crash_handlers) install_handlers(options);
   static bool registered = false;
@@ -505,6 +521,12 @@ Status stop() {
   }
   c->writer.join();
   uninstall_handlers();
+  if (const char* stats = std::getenv("SKEIN_TRACE_STATS"); stats != nullptr && std::strcmp(stats, "1") == 0)
+    std::fprintf(stderr, "skein: trace stats: records=%llu lost=%llu bytes=%llu writer_cpu_ns=%lld refused=%llu\n",
+                 static_cast<unsigned long long>(c->records_written),
+                 static_cast<unsigned long long>(c->dropped_total),
+                 static_cast<unsigned long long>(c->bytes_written), static_cast<long long>(c->writer_cpu_ns),
+                 static_cast<unsigned long long>(c->sink.refused()));
   g_capture.store(nullptr);
   Status status = c->status;
   delete c;

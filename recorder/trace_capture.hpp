@@ -11,6 +11,8 @@
 //                               SIGUSR1 (default: stream, write everything)
 //   SKEIN_TRACE_BUFFER_MB=N     the memory budget (default 64; in ring mode,
 //                               how much of the newest history is kept)
+//   SKEIN_TRACE_STATS=1         print records, drops, bytes and the writer
+//                               thread's CPU time to stderr at stop
 //
 // The file is written on a normal exit (atexit), on std::terminate, and best
 // effort on fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM,

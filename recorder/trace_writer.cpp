@@ -165,15 +165,30 @@ char* TraceWriter::reserve_slow(std::size_t n) {
   return buffer_.data() + used_;
 }
 
-void TraceWriter::write(const Record& record) {
-  std::visit(
-      [this](const auto& r) {
-        char* p = format_into(reserve(kFixedBytes + strings_bound(r)), r);
-        *p++ = '\n';
-        commit(p);
-      },
-      record);
+template <class R>
+void TraceWriter::write_one(const R& r) {
+  char* p = format_into(reserve(kFixedBytes + strings_bound(r)), r);
+  *p++ = '\n';
+  commit(p);
 }
+
+void TraceWriter::write(const Record& record) {
+  std::visit([this](const auto& r) { write_one(r); }, record);
+}
+void TraceWriter::write(const SiteRecord& r) { write_one(r); }
+void TraceWriter::write(const SpawnRecord& r) { write_one(r); }
+void TraceWriter::write(const LabelRecord& r) { write_one(r); }
+void TraceWriter::write(const SwitchRecord& r) { write_one(r); }
+void TraceWriter::write(const WaitRecord& r) { write_one(r); }
+void TraceWriter::write(const ReadRecord& r) { write_one(r); }
+void TraceWriter::write(const NotifyRecord& r) { write_one(r); }
+void TraceWriter::write(const ResolveRecord& r) { write_one(r); }
+void TraceWriter::write(const MergeRecord& r) { write_one(r); }
+void TraceWriter::write(const CounterRecord& r) { write_one(r); }
+void TraceWriter::write(const IdleRecord& r) { write_one(r); }
+void TraceWriter::write(const GcRecord& r) { write_one(r); }
+void TraceWriter::write(const LostRecord& r) { write_one(r); }
+void TraceWriter::write(const EndRecord& r) { write_one(r); }
 
 void TraceWriter::write_header(const TraceHeader& header) {
   const std::string line = format_header(header) + '\n';

@@ -33,6 +33,21 @@ class TraceWriter {
 
   void write_header(const TraceHeader& header);
   void write(const Record& record);
+  // The same, without going through the variant (the capture's writer).
+  void write(const SiteRecord& r);
+  void write(const SpawnRecord& r);
+  void write(const LabelRecord& r);
+  void write(const SwitchRecord& r);
+  void write(const WaitRecord& r);
+  void write(const ReadRecord& r);
+  void write(const NotifyRecord& r);
+  void write(const ResolveRecord& r);
+  void write(const MergeRecord& r);
+  void write(const CounterRecord& r);
+  void write(const IdleRecord& r);
+  void write(const GcRecord& r);
+  void write(const LostRecord& r);
+  void write(const EndRecord& r);
   // A comment line ("; text"), for hand-made and generated traces.
   void write_comment(std::string_view text);
   // A line written as it is (plus the newline); for text formatted ahead of
@@ -54,6 +69,8 @@ class TraceWriter {
     return buffer_.size() - used_ >= n ? buffer_.data() + used_ : reserve_slow(n);
   }
   char* reserve_slow(std::size_t n);
+  template <class R>
+  void write_one(const R& r);
   void commit(char* end) { used_ = static_cast<std::size_t>(end - buffer_.data()); }
 
   std::unique_ptr<ByteSink> sink_;

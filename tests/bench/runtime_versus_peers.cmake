@@ -34,3 +34,16 @@ foreach(_t runtime_core_bench runtime_sync_bench runtime_fiber_bench boost_fiber
     add_dependencies(runtime_versus_peers ${_t})
   endif()
 endforeach()
+
+# Tracing's cost, Part 3 (capture_overhead.cpp): the same programs traced
+# and untraced, and blockread.
+add_executable(capture_overhead capture_overhead.cpp)
+target_include_directories(capture_overhead PRIVATE ${PROJECT_SOURCE_DIR} "${CMAKE_CURRENT_BINARY_DIR}/generated")
+target_compile_definitions(capture_overhead PRIVATE SKEIN_BLOCKREAD="$<TARGET_FILE:blockread>")
+target_link_libraries(capture_overhead PRIVATE skein_warnings)
+add_dependencies(capture_overhead blockread)
+foreach(_t runtime_core_bench runtime_sync_bench runtime_fiber_bench)
+  if(TARGET ${_t})
+    add_dependencies(capture_overhead ${_t})
+  endif()
+endforeach()

@@ -105,6 +105,35 @@ TEST_CASE("blockread --trace writes a trace that skein check accepts") {
   std::remove(trace.c_str());
 }
 
+TEST_CASE("times are stamped after a block, never carried over it") {
+  // hello sleeps 10 ms: the loop records idle, blocks, then the timer's
+  // notify. Records may share the time of the record before them, but not
+  // across the block.
+  const std::string trace = temp_path("hello.sexp");
+  const auto r = run_traced({SKEIN_HELLO}, trace);
+  REQUIRE(r.exit_code == 0);
+  const auto file = read_trace(trace);
+  std::int64_t idle = -1, notify = -1, sleep_spawn = -1, previous = -1;
+  for (const auto& line : file.records) {
+    std::istringstream in(line.substr(1));
+    std::string head;
+    std::int64_t time = 0;
+    in >> head >> time;
+    if (head == "site") continue;
+    CHECK(time >= previous);  // never decreasing
+    previous = time;
+    if (head == "idle" && idle < 0) idle = time;
+    if (head == "spawn" && line.find(" sleep ") != std::string::npos) sleep_spawn = time;
+    if (head == "notify" && notify < 0) notify = time;
+  }
+  REQUIRE(idle >= 0);
+  REQUIRE(notify >= 0);
+  REQUIRE(sleep_spawn >= 0);
+  CHECK(notify > idle);                           // not the idle's stamp carried over
+  CHECK(notify - sleep_spawn >= 9'900'000);       // the timer fired 10 ms after it was set
+  std::remove(trace.c_str());
+}
+
 TEST_CASE("a traced program that crashes leaves a readable trace up to the crash") {
   for (const std::string mode : {"segv", "abort", "throw"}) {
     CAPTURE(mode);
