@@ -10,6 +10,8 @@
 namespace skein::capture {
 namespace {
 
+constexpr std::uint64_t kDropPollInterval = 64;
+
 std::size_t round_up_pow2(std::size_t n) {
   std::size_t p = 1;
   while (p < n) p <<= 1;
@@ -41,6 +43,27 @@ bool ChunkQueue::empty() const noexcept {
   return head_.load(std::memory_order_acquire) == tail_.load(std::memory_order_acquire);
 }
 
+ChunkStack::ChunkStack(std::size_t capacity) : next_(new std::atomic<std::uint32_t>[capacity]) {}
+
+void ChunkStack::push(std::uint32_t index) noexcept {
+  std::uint32_t head = head_.load(std::memory_order_relaxed);
+  do {
+    next_[index].store(head, std::memory_order_relaxed);
+  } while (!head_.compare_exchange_weak(head, index, std::memory_order_release, std::memory_order_relaxed));
+}
+
+bool ChunkStack::pop(std::uint32_t& index) noexcept {
+  std::uint32_t head = head_.load(std::memory_order_acquire);
+  while (head != kEmpty) {
+    const std::uint32_t next = next_[head].load(std::memory_order_relaxed);
+    if (head_.compare_exchange_weak(head, next, std::memory_order_acquire, std::memory_order_acquire)) {
+      index = head;
+      return true;
+    }
+  }
+  return false;
+}
+
 CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
     : mode_(mode),
       count_(budget_bytes / sizeof(Chunk) < 2 ? 2 : budget_bytes / sizeof(Chunk)),
@@ -54,7 +77,8 @@ CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
   chunks_ = static_cast<Chunk*>(memory);
   for (std::size_t i = 0; i < count_; ++i) ::new (&chunks_[i]) Chunk;
   if (mode_ == CaptureMode::stream) {
-    for (std::uint32_t i = 1; i < count_; ++i) (void)free_.push(i);
+    // Pushed last to first, so they come out 1, 2, 3, ... at the start.
+    for (std::uint32_t i = static_cast<std::uint32_t>(count_) - 1; i >= 1; --i) free_.push(i);
   }
   start_chunk(0);
 }
@@ -121,7 +145,9 @@ CapturedRecord* CaptureBuffer::claim_slow() noexcept {
   if (current_ != nullptr) {
     hand_over_current();
     if (cursor_ != end_) return cursor_;
-  } else if (take_free_chunk()) {
+  } else if ((dropped_ & (kDropPollInterval - 1)) == 0 && take_free_chunk()) {
+    // While dropping, the free stack (a line the writer writes) is looked at
+    // once every kDropPollInterval records, not on every record.
     return cursor_;
   }
   ++dropped_;
@@ -130,7 +156,16 @@ CapturedRecord* CaptureBuffer::claim_slow() noexcept {
 
 void CaptureBuffer::give_back(std::uint32_t index) noexcept {
   chunks_[index].count.store(0, std::memory_order_relaxed);
-  (void)free_.push(index);
+  free_.push(index);
+}
+
+void CaptureBuffer::prefault(const std::atomic<bool>& stop) noexcept {
+#ifdef MADV_POPULATE_WRITE
+  for (std::size_t i = 0; i < count_ && !stop.load(std::memory_order_relaxed); ++i)
+    if (madvise(&chunks_[i], sizeof(Chunk), MADV_POPULATE_WRITE) != 0) return;  // unsupported: fault on use
+#else
+  (void)stop;
+#endif
 }
 
 }  // namespace skein::capture

@@ -9,7 +9,11 @@
 // every whole record. Then, by mode:
 //
 //   stream  full chunks go to the writer through a single-producer,
-//           single-consumer queue and come back through another. When no
+//           single-consumer queue (FIFO: the file keeps the order) and come
+//           back through a single-producer, single-consumer stack (LIFO: the
+//           producer reuses the chunk freed last, so a writer that keeps up
+//           keeps the working set to a few warm chunks, and untouched pages
+//           of the budget are never faulted in). When no
 //           chunk is free (the writer has fallen behind and the budget is
 //           spent), records are dropped and counted; the first record of the
 //           next chunk is (lost TIME COUNT), so a drop is never silent.
@@ -73,6 +77,22 @@ class ChunkQueue {
   alignas(64) std::atomic<std::size_t> tail_{0};  // next to push
 };
 
+// A single-producer (the writer, giving chunks back), single-consumer (the
+// scheduler thread, taking them) stack of chunk indexes. With one popper, a
+// popped index cannot come back between the popper's two reads, so there is
+// no ABA problem.
+class ChunkStack {
+ public:
+  explicit ChunkStack(std::size_t capacity);
+  void push(std::uint32_t index) noexcept;
+  [[nodiscard]] bool pop(std::uint32_t& index) noexcept;
+
+ private:
+  static constexpr std::uint32_t kEmpty = 0xffffffffu;
+  std::unique_ptr<std::atomic<std::uint32_t>[]> next_;
+  alignas(64) std::atomic<std::uint32_t> head_{kEmpty};
+};
+
 enum class CaptureMode { stream, ring };
 
 class CaptureBuffer {
@@ -117,6 +137,10 @@ class CaptureBuffer {
   // The chunk the producer is filling (its count is published), or -1.
   [[nodiscard]] std::int64_t current_index() const noexcept { return current_index_.load(std::memory_order_acquire); }
   [[nodiscard]] CaptureMode mode() const noexcept { return mode_; }
+  // Faults in the pages of every chunk ahead of use (ring mode, which cycles
+  // through all of them), a chunk at a time until `stop` turns true. Does not
+  // change their contents, so it may run while the producer writes.
+  void prefault(const std::atomic<bool>& stop) noexcept;
 
  private:
   CapturedRecord* claim_slow() noexcept;
@@ -127,7 +151,7 @@ class CaptureBuffer {
   std::size_t count_;
   Chunk* chunks_;  // count_ chunks, page-aligned, allocated once
   ChunkQueue filled_;
-  ChunkQueue free_;
+  ChunkStack free_;
 
   // Producer state.
   Chunk* current_ = nullptr;

@@ -77,19 +77,24 @@ class CaptureSink final : public trace::Sink {
 
   // Time stamps. Reading the time-stamp counter costs ~12 ns on the machines
   // we measure (AMD EPYC), more than the rest of a record, so not every
-  // record reads it. A boundary record (switch, idle, notify: where control
-  // changes hands or the loop has blocked) reads it, and so does the record
-  // after it; any other record reads it when the record before did not. A
-  // record that does not read the counter carries the time of the record
-  // just before: every time is exact or at most one record early, times
-  // never decrease, and no record takes its time from before a block.
+  // record reads it. A record reads it when it is a boundary (switch, idle,
+  // notify: control changes hands, or the loop has blocked), when the record
+  // before was a boundary, when a bind or map callback has returned since the
+  // last record (trace::detail::g_user_code_returned), or when the last
+  // kStampEvery - 1 records did not. Any other record carries the time of the
+  // record before. So times never decrease, no record takes its time from
+  // before a block or from before a callback's work, and a time is at most
+  // kStampEvery - 1 records early.
+  static constexpr std::uint32_t kStampEvery = 4;
+
   std::uint64_t stamp(RecordHead head) noexcept {
     const bool boundary = head == RecordHead::switch_ || head == RecordHead::idle || head == RecordHead::notify;
-    if (previous_stamped_ && !boundary) [[likely]] {
-      previous_stamped_ = false;
+    if (!boundary && since_stamp_ < kStampEvery - 1 && !trace::detail::g_user_code_returned) [[likely]] {
+      ++since_stamp_;
       return last_ticks_;
     }
-    previous_stamped_ = !boundary;
+    trace::detail::g_user_code_returned = false;
+    since_stamp_ = boundary ? kStampEvery : 0;  // after a boundary, stamp again
     last_ticks_ = read_ticks();
     return last_ticks_;
   }
@@ -113,7 +118,7 @@ class CaptureSink final : public trace::Sink {
   SiteTable& sites_;
   std::uint64_t generation_;            // unique per capture
   std::uint64_t last_ticks_ = 0;
-  bool previous_stamped_ = false;       // did the record before read the counter?
+  std::uint32_t since_stamp_ = kStampEvery;  // records since the last read; >= kStampEvery - 1: read now
   std::atomic<bool> claimed_{false};
   std::atomic<std::uint64_t> refused_{0};
 };

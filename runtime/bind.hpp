@@ -48,6 +48,12 @@ using callback_result_t = typename callback_result<T, std::decay_t<F>>::type;
 
 template <class T, class F>
 decltype(auto) call_with_value(F& f, Node* input) {
+  // Marks the end of user code for the trace's time stamps (trace_sink.hpp).
+  struct ReturnMark {
+    ~ReturnMark() {
+      if constexpr (trace::kTraceHooks) trace::detail::g_user_code_returned = true;
+    }
+  } mark;
   if constexpr (std::is_void_v<T>) return std::invoke(f);
   else return std::invoke(f, static_cast<const T&>(static_cast<NodeT<T>*>(input)->value));
 }

@@ -65,6 +65,10 @@ class Sink {
 
 namespace detail {
 inline Sink* g_trace_sink = nullptr;  // read by every hook; see trace_hooks.hpp
+// Set when a bind or map callback (user code, of any length) has returned,
+// so that a sink that amortizes its clock reads knows the next record needs
+// a fresh time stamp. A plain store, no branch; the sink clears it.
+inline bool g_user_code_returned = false;
 }  // namespace detail
 
 // Installs `sink` (nullptr: tracing off) and returns the previous one. The
