@@ -11,7 +11,9 @@
 //   spawn      every creation, with its kind and the creating call's site;
 //   wait       a waiter attaching to a pending promise;
 //   read       a thread consuming another's outcome;
-//   notify     a wake-up (pause: yield, sleep: timer), sender -1;
+//   notify     a wake-up: from the loop (-1) for pause (yield), sleep
+//              (timer) and I/O (io); from the waking thread for the sync
+//              primitives (mutex, condition, mailbox, stream, semaphore);
 //   resolve    every settlement, `by` the actor at the time;
 //   merge      a tail-merge: `thread` now behaves as `into`;
 //   switch_to  the scheduler handing control to a thread (-1: back to it);
