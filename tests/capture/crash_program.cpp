@@ -2,9 +2,11 @@
 // capture's death tests: `crash_program MODE STEPS` runs STEPS labelled
 // steps on the runtime ("step 1" ... "step STEPS", each a resolved task),
 // prints "steps done" and then, by MODE: segv (a write through a null
-// pointer), abort, throw (an exception nobody catches), exit (a normal
+// page with no access), abort, throw (an exception nobody catches), exit (a normal
 // return, for comparison), or foreign (another OS thread calls into the
 // runtime, then a normal exit). Tracing comes from SKEIN_TRACE.
+#include <sys/mman.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,8 +41,10 @@ int main(int argc, char** argv) {
   std::printf("steps done\n");
   std::fflush(stdout);
   if (mode == "segv") {
-    volatile int* nothing = nullptr;
-    *nothing = 1;
+    // A write to a page with no access: a real fault, which neither UBSan
+    // (not a null pointer) nor ASan (not its memory) intercepts first.
+    void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *static_cast<volatile char*>(page) = 1;
   } else if (mode == "abort") {
     std::abort();
   } else if (mode == "throw") {
