@@ -162,6 +162,7 @@ struct CtfImporter::State {
   std::uint64_t content_end = 0;
   std::uint64_t packet_end = 0;
   std::uint64_t packets = 0;
+  std::uint64_t record_at = 0;  // where the event last returned starts
 
   bool have_uuid = false;
   std::array<char, 16> uuid{};
@@ -187,6 +188,9 @@ std::string_view CtfImporter::event_name(std::size_t id) {
   return id < kEvents.size() ? kEvents[id].name : std::string_view("unknown");
 }
 std::uint64_t CtfImporter::packet_count() const { return s_->packets; }
+Diagnostic CtfImporter::record_location() const {
+  return Diagnostic{Severity::warning, name(), 0, 0, "byte " + std::to_string(s_->record_at) + ": "};
+}
 
 TraceSource::Step CtfImporter::next() {
   State& s = *s_;
@@ -442,6 +446,7 @@ TraceSource::Step CtfImporter::next() {
         break;  // unreachable: id < kCtfEventIds
     }
     ++s.counts[id];
+    s.record_at = at;
     s.in.consume(size);
     return Step::record;
   }

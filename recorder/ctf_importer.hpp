@@ -100,6 +100,7 @@ class CtfImporter final : public TraceSource {
 
   [[nodiscard]] Step next() override;
   [[nodiscard]] std::uint64_t bytes_consumed() const override;
+  [[nodiscard]] Diagnostic record_location() const override;
 
   // Events read so far, by id (the names babeltrace2 prints: event_name).
   [[nodiscard]] const std::array<std::uint64_t, kCtfEventIds>& event_counts() const;

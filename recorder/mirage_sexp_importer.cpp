@@ -485,6 +485,9 @@ MirageSexpImporter::~MirageSexpImporter() = default;
 
 std::uint64_t MirageSexpImporter::bytes_consumed() const { return s_->lines.bytes_consumed(); }
 std::uint64_t MirageSexpImporter::line() const { return s_->lines.line_number(); }
+Diagnostic MirageSexpImporter::record_location() const {
+  return Diagnostic{Severity::warning, name(), line(), 0, {}};
+}
 
 TraceSource::Step MirageSexpImporter::next() {
   State& s = *s_;

@@ -71,6 +71,7 @@ class MirageSexpImporter final : public TraceSource {
 
   [[nodiscard]] Step next() override;
   [[nodiscard]] std::uint64_t bytes_consumed() const override;
+  [[nodiscard]] Diagnostic record_location() const override;
   // The line of the record or error last returned.
   [[nodiscard]] std::uint64_t line() const;
 

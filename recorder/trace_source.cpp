@@ -45,6 +45,9 @@ class SkeinTraceSource final : public TraceSource {
   }
 
   std::uint64_t bytes_consumed() const override { return reader_.bytes_consumed(); }
+  Diagnostic record_location() const override {
+    return Diagnostic{Severity::warning, name(), reader_.line(), 0, {}};
+  }
 
  private:
   TraceReader reader_;
@@ -92,6 +95,8 @@ constexpr const char* kExpectedFormats =
 TraceSource::TraceSource(std::string_view format_name, std::string name)
     : format_name_(format_name), name_(std::move(name)) {}
 TraceSource::~TraceSource() = default;
+
+Diagnostic TraceSource::record_location() const { return Diagnostic{Severity::warning, name_, 0, 0, {}}; }
 
 void TraceSource::warn(std::uint64_t line, std::uint32_t column, std::string message) {
   ++warning_count_;

@@ -85,6 +85,11 @@ class TraceSource {
   [[nodiscard]] std::string_view format_name() const { return format_name_; }
   // The name used in diagnostics: the path, "<stdin>" or a memory name.
   [[nodiscard]] const std::string& name() const { return name_; }
+  // Where the record last returned starts, for messages about it that
+  // come later than parsing (the store's warnings): the file and line for
+  // the text formats, or line 0 and a message "byte N: " for CTF, so that
+  // appending to the message gives a Diagnostic like the source's own.
+  [[nodiscard]] virtual Diagnostic record_location() const;
 
  protected:
   TraceSource(std::string_view format_name, std::string name);

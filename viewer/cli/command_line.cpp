@@ -4,6 +4,8 @@
 #include <QRegularExpression>
 #include <cstdio>
 
+#include "viewer/cli/progress_bar.hpp"
+
 namespace skein::cli {
 
 bool parse_command_line(QCommandLineParser& parser, const QStringList& args,
@@ -39,6 +41,20 @@ void print_out(const std::string& text) {
 void print_err(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);
+}
+
+std::optional<OpenedStore> open_store_or_report(const std::string& path, int& exit_code) {
+  StoreOpenOptions options;
+  // A cache can be rebuilt from its trace: it need not wait for the disk.
+  options.import.sync = false;
+  ProgressBar bar(path);
+  if (bar.active()) options.import.progress = [&bar](const ImportProgress& p) { bar.update(p); };
+  OpenedStore opened = open_store(path, options);
+  bar.clear();
+  if (opened.ok()) return opened;
+  print_err(opened.error.to_string() + "\n");
+  exit_code = opened.failure == OpenedStore::Failure::invalid ? kExitProblems : kExitUsage;
+  return std::nullopt;
 }
 
 }  // namespace skein::cli

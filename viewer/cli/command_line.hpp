@@ -9,7 +9,10 @@
 #include <QCommandLineParser>
 #include <QString>
 #include <QStringList>
+#include <optional>
 #include <string>
+
+#include "recorder/trace_cache.hpp"
 
 namespace skein::cli {
 
@@ -28,5 +31,11 @@ int usage_error(const QString& command, const QString& message);
 
 void print_out(const std::string& text);
 void print_err(const std::string& text);
+
+// Opens DB|TRACE for a command that reads a trace database (info, summary):
+// a database as it is, a trace through its cache (imported when needed,
+// with a progress bar on a terminal). On failure, prints the error and sets
+// `exit_code` (1: the trace has errors; 2: unreadable).
+std::optional<OpenedStore> open_store_or_report(const std::string& path, int& exit_code);
 
 }  // namespace skein::cli

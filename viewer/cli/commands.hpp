@@ -8,5 +8,8 @@
 namespace skein::cli {
 
 int run_check(const QStringList& args);
+int run_import(const QStringList& args);
+int run_info(const QStringList& args);
+int run_summary(const QStringList& args);
 
 }  // namespace skein::cli

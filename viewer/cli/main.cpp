@@ -5,6 +5,7 @@
 #include <QCoreApplication>
 #include <string>
 
+#include "recorder/pending_file.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 
@@ -18,6 +19,9 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"check", "validate a Skein trace: record counts, threads, time span, errors", skein::cli::run_check},
+    {"import", "import traces (Skein, MirageOS sexp, CTF) into trace databases", skein::cli::run_import},
+    {"info", "describe a trace database (or a trace, through its cache)", skein::cli::run_info},
+    {"summary", "threads grouped by label, kind or site, like strace -c", skein::cli::run_summary},
 };
 
 std::string general_help() {
@@ -57,6 +61,9 @@ int main(int argc, char** argv) {
     skein::cli::print_out(std::string("skein ") + SKEIN_VERSION + "\n");
     return skein::cli::kExitOk;
   }
+  // An import interrupted by SIGINT, SIGTERM or SIGHUP removes its
+  // temporary database before the process dies of the signal.
+  skein::remove_pending_files_on_signals();
   for (const Command& c : kCommands)
     if (first == QLatin1String(c.name)) return c.run(args.mid(1));
   skein::cli::print_err("skein: unknown command '" + first.toStdString() + "'\n\n" + general_help());

@@ -1,0 +1,173 @@
+// store_import_bench.cpp — the store's import speed and size (Part 4):
+// `skein import` of generated Skein traces (samples/synthetic, the head mix
+// of a real program) of 10,000, 100,000, 1,000,000 and 10,000,000 records,
+// end to end: read and parse the file, write the events, derive and write
+// threads and activations, build the R*Tree, commit, fsync and rename.
+//
+// Targets on the 2-core reference machine: >= 1,000,000 records/s at 1M;
+// time per record within +-30% of the 1M figure from 100k to 10M (flat
+// growth); <= 100 bytes of database per record. Each figure is the median
+// of several runs (fewer for the large sizes). The trace files are written
+// once per size, before timing, so the page cache serves them, as it does
+// right after a traced program exits.
+//
+// The machine is shared, so the table also gives, for information, the CPU
+// time per record of the two threads (the writer is the calling thread, the
+// parser the rest of the process): on a loaded machine they show whether a
+// missed wall-clock figure is the import's or the neighbours'.
+//
+// Usage: store_import_bench [MAX_RECORDS] (default 10,000,000).
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "recorder/trace_import.hpp"
+#include "recorder/trace_writer.hpp"
+#include "samples/synthetic/synthetic_trace.hpp"
+#include "tests/bench/bench_report.hpp"
+
+using namespace skein;
+using skein::bench::median;
+using skein::bench::seconds_since;
+
+namespace {
+
+struct Size {
+  std::uint64_t records;
+  int runs;
+  const char* name;
+};
+constexpr Size kSizes[] = {
+    {10'000, 7, "10k"}, {100'000, 5, "100k"}, {1'000'000, 5, "1M"}, {10'000'000, 3, "10M"}};
+
+std::uint64_t file_size(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+}
+
+// Writes a generated trace of about `records` records; returns the exact count.
+std::uint64_t write_trace(const std::string& path, std::uint64_t records) {
+  samples::SyntheticOptions options;
+  options.records = records;
+  const auto generated = samples::synthetic_trace(options);
+  auto writer = TraceWriter::create(path);
+  if (!writer) {
+    std::fprintf(stderr, "%s\n", writer.error().to_string().c_str());
+    std::exit(2);
+  }
+  writer.value().write_header(samples::synthetic_header(options));
+  for (const auto& r : generated) writer.value().write(r);
+  if (!writer.value().finish().ok()) std::exit(2);
+  return generated.size();
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  const auto s = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
+struct Measured {
+  double seconds = 0;  // median
+  double writer_cpu = 0;  // medians, seconds
+  double parser_cpu = 0;
+  ImportReport phases;  // of the median run
+  double bytes_per_record = 0;
+  std::uint64_t records = 0;
+};
+
+Measured measure(const Size& size) {
+  const std::string trace = "bench-store-" + std::string(size.name) + ".sexp";
+  const std::string db = "bench-store-" + std::string(size.name) + ".db";
+  Measured m;
+  m.records = write_trace(trace, size.records);
+  std::vector<double> seconds, writer_cpu, parser_cpu;
+  std::vector<ImportReport> reports;
+  for (int run = 0; run < size.runs; ++run) {
+    const double thread0 = thread_cpu_seconds();
+    const double process0 = process_cpu_seconds();
+    const auto start = std::chrono::steady_clock::now();
+    const ImportResult result = import_trace(trace, db);
+    seconds.push_back(seconds_since(start));
+    const double writer = thread_cpu_seconds() - thread0;
+    writer_cpu.push_back(writer);
+    parser_cpu.push_back(process_cpu_seconds() - process0 - writer);
+    reports.push_back(result.report);
+    if (!result.ok() || result.report.records != m.records) {
+      std::fprintf(stderr, "import of %s failed: %s\n", trace.c_str(), result.error.to_string().c_str());
+      std::exit(1);
+    }
+  }
+  m.seconds = median(seconds);
+  m.writer_cpu = median(writer_cpu);
+  m.parser_cpu = median(parser_cpu);
+  for (std::size_t i = 0; i < seconds.size(); ++i)
+    if (seconds[i] == m.seconds) m.phases = reports[i];
+  m.bytes_per_record = static_cast<double>(file_size(db)) / static_cast<double>(m.records);
+  std::fprintf(stderr,
+               "  %s: %zu runs, median %.3f s (events written at %.3f s, model ready %.3f s, model written "
+               "%.3f s, committed %.3f s)\n",
+               size.name, seconds.size(), m.seconds, m.phases.events_written_at, m.phases.model_ready_at,
+               m.phases.model_written_at, m.phases.seconds);
+  std::remove(trace.c_str());
+  std::remove(db.c_str());
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::uint64_t max_records = argc > 1 ? std::stoull(argv[1]) : 10'000'000;
+  std::vector<std::pair<Size, Measured>> results;
+  for (const Size& s : kSizes)
+    if (s.records <= max_records) results.emplace_back(s, measure(s));
+
+  const Measured* at_1m = nullptr;
+  for (const auto& [s, m] : results)
+    if (s.records == 1'000'000) at_1m = &m;
+  const auto per_record_ns = [](const Measured& m) {
+    return m.seconds / static_cast<double>(m.records) * 1e9;
+  };
+
+  bench::Table table("store import (skein import of generated Skein traces), median of runs");
+  for (const auto& [s, m] : results) {
+    const double rate = static_cast<double>(m.records) / m.seconds / 1e6;
+    const bool judged = s.records == 1'000'000;
+    table.add({std::string("import ") + s.name + " records", bench::fixed(rate, 2, "M records/s"),
+               judged ? ">= 1.00 M records/s" : "", !judged || rate >= 1.0});
+  }
+  for (const auto& [s, m] : results) {
+    if (at_1m == nullptr || s.records < 100'000) continue;
+    const double relative = per_record_ns(m) / per_record_ns(*at_1m);
+    char measured[64];
+    std::snprintf(measured, sizeof measured, "%.0f ns (x%.2f)", per_record_ns(m), relative);
+    table.add({std::string("time per record, ") + s.name, measured, "x0.70 to x1.30 of 1M's",
+               relative >= 0.7 && relative <= 1.3});
+  }
+  for (const auto& [s, m] : results) {
+    char cpu[64];
+    std::snprintf(cpu, sizeof cpu, "%.0f / %.0f ns", m.writer_cpu / static_cast<double>(m.records) * 1e9,
+                  m.parser_cpu / static_cast<double>(m.records) * 1e9);
+    table.add({std::string("CPU per record, writer / parser, ") + s.name, cpu, "", true});
+  }
+  for (const auto& [s, m] : results) {
+    const bool judged = s.records >= 100'000;
+    table.add({std::string("database size, ") + s.name, bench::fixed(m.bytes_per_record, 1, "bytes/record"),
+               judged ? "<= 100 bytes/record" : "", !judged || m.bytes_per_record <= 100});
+  }
+  return table.print() ? 0 : 1;
+}

@@ -1,0 +1,363 @@
+// store_import_test.cpp — golden tests of `skein import` (trace_import.hpp):
+// for each format, a small trace written here, a SQL query, and the exact
+// table expected, computed by hand from SCHEMA.md's rules. Also: every
+// database passes integrity_check and rtreecheck, and a failed import
+// leaves the old database or none.
+#include <zlib.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+
+#include "recorder/store_schema.hpp"
+#include "recorder/trace_import.hpp"
+#include "tests/support/ctf_builder.hpp"
+#include "tests/support/store_query.hpp"
+
+using namespace skein;
+using skein::test::query;
+using skein::test::TempDir;
+
+namespace {
+
+// FORMAT.md's small example, event ids in the comments.
+const std::string kSkeinTrace =
+    "(skein-trace 1 (process \"blockread\") (pid 4242) (origin-unix-ns 1764409200123456789))\n"
+    "(site 0 \"samples/blockread/blockread.cpp\" 41 \"blkfront_poll\")\n"  // 1
+    "(spawn 1200 1 0 task 0)\n"                                           // 2
+    "(label 1250 1 \"blkfront.poll\")\n"                                  // 3
+    "(spawn 1300 2 0 bind)\n"                                             // 4
+    "(wait 1320 2 1)                  ; 2 waits for 1\n"                  // 5
+    "(switch 1400 -1)\n"                                                  // 6
+    "(idle 1410)\n"                                                       // 7
+    "(notify 52000 -1 1 io)\n"                                            // 8
+    "(switch 52010 1)\n"                                                  // 9
+    "(resolve 52100 1 1 ok)\n"                                            // 10
+    "(read 52120 2 1)\n"                                                  // 11
+    "(resolve 52200 2 2 fail \"Failure \\\"short read\\\"\")\n"           // 12
+    "(end 60000)\n";                                                      // 13
+
+// Checks what every database must pass.
+void check_sound(const std::string& db) {
+  CHECK(query(db, "PRAGMA integrity_check") == "ok\n");
+  CHECK(query(db, "SELECT rtreecheck('thread_spans')") == "ok\n");
+  CHECK(query(db, "PRAGMA user_version") == std::to_string(kStoreSchemaVersion) + "\n");
+}
+
+}  // namespace
+
+TEST_CASE("import: a Skein trace gives the hand-computed tables") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  const ImportResult r = test::import_text(kSkeinTrace, db);
+  INFO(r.error.to_string());
+  REQUIRE(r.ok());
+  CHECK(r.report.format == "skein");
+  CHECK(r.report.records == 13);
+  CHECK(r.report.threads == 3);
+  CHECK(r.report.warning_count == 0);
+  check_sound(db);
+
+  CHECK(query(db, "SELECT * FROM events ORDER BY id") ==
+        "1|NULL|0|NULL|NULL|0|NULL\n"
+        "2|1200|1|0|1|0|task\n"
+        "3|1250|2|1|NULL|NULL|blkfront.poll\n"
+        "4|1300|1|0|2|NULL|bind\n"
+        "5|1320|4|2|1|NULL|NULL\n"
+        "6|1400|3|-1|NULL|NULL|NULL\n"
+        "7|1410|10|NULL|NULL|NULL|NULL\n"
+        "8|52000|6|-1|1|NULL|io\n"
+        "9|52010|3|1|NULL|NULL|NULL\n"
+        "10|52100|7|1|1|0|NULL\n"
+        "11|52120|5|2|1|NULL|NULL\n"
+        "12|52200|7|2|2|1|Failure \"short read\"\n"
+        "13|60000|13|NULL|NULL|NULL|NULL\n");
+  // Thread 0 runs from its spawn of 1 until 2 waits (120 ns); 2 runs until
+  // the switch to -1 (80), then from its read until the end (7880); 1 runs
+  // from its switch until 2's read (110).
+  CHECK(query(db, "SELECT * FROM threads ORDER BY id") ==
+        "0|NULL|NULL|NULL|NULL|1200|1200|NULL|NULL|NULL|NULL|120|1|2|4|1|1\n"
+        "1|0|task|0|blkfront.poll|1200|52010|52100|ok|NULL|NULL|110|0|2|11|3|3\n"
+        "2|0|bind|NULL|NULL|1300|1320|52200|fail|Failure \"short read\"|NULL|7960|0|4|12|2|4\n");
+  CHECK(query(db, "SELECT * FROM activations ORDER BY id") ==
+        "1|2|0|1200|1320\n"
+        "2|5|2|1320|1400\n"
+        "3|9|1|52010|52120\n"
+        "4|11|2|52120|60000\n");
+  CHECK(query(db, "SELECT * FROM edges ORDER BY id") ==
+        "2|1200|spawn|0|1\n"
+        "4|1300|spawn|0|2\n"
+        "5|1320|wait|2|1\n"
+        "8|52000|notify|-1|1\n"
+        "10|52100|resolve|1|1\n"
+        "11|52120|read|2|1\n"
+        "12|52200|resolve|2|2\n");
+  CHECK(query(db, "SELECT * FROM labels") == "3|1|1250|blkfront.poll\n");
+  CHECK(query(db, "SELECT * FROM sites") == "0|samples/blockread/blockread.cpp|41|blkfront_poll\n");
+  CHECK(query(db, "SELECT * FROM event_blocks") == "1|1|13|1200|60000|1|4\n");
+  CHECK(query(db, "SELECT * FROM counters") == "");
+  CHECK(query(db, "SELECT * FROM warnings") == "");
+  // The R*Tree: created to resolved, the pending main thread to the end.
+  CHECK(query(db, "SELECT id, start, end FROM thread_spans ORDER BY id") ==
+        "0|1200.0|60000.0\n1|1200.0|52100.0\n2|1300.0|52200.0\n");
+  CHECK(query(db, "SELECT name, records FROM heads WHERE records > 0 ORDER BY id") ==
+        "site|1\nspawn|2\nlabel|1\nswitch|2\nwait|1\nread|1\nnotify|1\nresolve|2\nidle|1\nend|1\n");
+  CHECK(query(db, "SELECT key, value FROM meta WHERE key NOT LIKE 'warnings.%' ORDER BY key") ==
+        "end_time|60000\n"
+        "ended|1\n"
+        "first_time|1200\n"
+        "format|skein\n"
+        "header.origin-unix-ns|1764409200123456789\n"
+        "header.pid|4242\n"
+        "header.process|blockread\n"
+        "header.version|1\n"
+        "lost_records|0\n"
+        "records|13\n"
+        "source|t.sexp\n"
+        "threads|3\n"
+        "truncated|0\n"
+        "warnings|0\n");
+}
+
+TEST_CASE("import: a 2014 MirageOS sexp trace, with a loop absorbing a merged thread") {
+  const std::string trace =
+      "((time 10.000000)(op(Switch 0)))\r\n"                 // 1
+      "((time 10.000010)(op(Creates 0 1 Bind)))\r\n"         // 2
+      "((time 10.000020)(op(Label 1 loop)))\r\n"             // 3
+      "((time 10.000030)(op(Creates 0 2 Task)))\r\n"         // 4
+      "((time 10.000040)(op(Switch -1)))\r\n"                // 5
+      "((time 10.000050)(op(Resolves -1 2())))\r\n"          // 6
+      "((time 10.000060)(op(Reads 1 2)))\r\n"                // 7
+      "((time 10.000070)(op(Creates 1 3 Bind)))\r\n"         // 8
+      "((time 10.000080)(op(Becomes 1 3)))\r\n"              // 9
+      "((time 10.000090)(op(Resolves 1 1(\"Not_found\"))))\r\n"  // 10
+      "((time 10.000100)(op(Gc 0.000005)))\r\n";             // 11
+  TempDir dir;
+  const std::string db = dir.file("m.db");
+  const ImportResult r = test::import_text(trace, db, {}, "m.sexp");
+  INFO(r.error.to_string());
+  REQUIRE(r.ok());
+  CHECK(r.report.format == "mirage-sexp");
+  check_sound(db);
+  CHECK(query(db, "SELECT * FROM events ORDER BY id") ==
+        "1|0|3|0|NULL|NULL|NULL\n"
+        "2|10000|1|0|1|NULL|bind\n"
+        "3|20000|2|1|NULL|NULL|loop\n"
+        "4|30000|1|0|2|NULL|task\n"
+        "5|40000|3|-1|NULL|NULL|NULL\n"
+        "6|50000|7|-1|2|0|NULL\n"
+        "7|60000|5|1|2|NULL|NULL\n"
+        "8|70000|1|1|3|NULL|bind\n"
+        "9|80000|8|1|3|NULL|NULL\n"
+        "10|90000|7|1|1|1|Not_found\n"
+        "11|100000|11|NULL|NULL|5000|NULL\n");
+  // 3 merged into 1's group (1 -> 3), so 3 settles when 1 fails; 1 runs
+  // from its read to the end of the trace, having never switched away.
+  CHECK(query(db, "SELECT * FROM threads ORDER BY id") ==
+        "0|NULL|NULL|NULL|NULL|0|0|NULL|NULL|NULL|NULL|40000|1|1|4|1|1\n"
+        "1|0|bind|NULL|loop|10000|60000|90000|fail|Not_found|3|40000|0|2|10|2|2\n"
+        "2|0|task|NULL|NULL|30000|NULL|50000|ok|NULL|NULL|0|0|4|7|NULL|NULL\n"
+        "3|1|bind|NULL|NULL|70000|NULL|90000|fail|Not_found|NULL|0|0|8|9|NULL|NULL\n");
+  CHECK(query(db, "SELECT * FROM activations ORDER BY id") == "1|1|0|0|40000\n2|7|1|60000|100000\n");
+  CHECK(query(db, "SELECT key, value FROM meta WHERE key LIKE 'header.%' OR key = 'format' ORDER BY key") ==
+        "format|mirage-sexp\n"
+        "header.source-format|mirage-sexp\n"
+        "header.source-origin-ns|10000000000\n"
+        "header.version|1\n");
+}
+
+TEST_CASE("import: a mirage-profile CTF trace, counters included") {
+  test::CtfBuilder b;
+  b.packet()
+      .switch_(1000, 0)                  // 1
+      .creates(1100, 0, 5, 2)            // 2: Bind
+      .increase(1200, 0, 3, "rx")        // 3
+      .label(1300, 5, "worker")          // 4
+      .source_event(9, 1400, 5, 0)       // 5: 0 signals 5
+      .fails(1500, 5, 5, "Timeout")      // 6
+      .increase(1600, 0, 2, "rx")        // 7
+      .gc(1700, 42);                     // 8
+  const std::string bytes = b.bytes();
+  TempDir dir;
+  const std::string db = dir.file("c.db");
+  const ImportResult r = test::import_text(bytes, db, {}, "c.ctf");
+  INFO(r.error.to_string());
+  REQUIRE(r.ok());
+  CHECK(r.report.format == "mirage-ctf");
+  check_sound(db);
+  CHECK(query(db, "SELECT * FROM events ORDER BY id") ==
+        "1|0|3|0|NULL|NULL|NULL\n"
+        "2|100|1|0|5|NULL|bind\n"
+        "3|200|9|NULL|NULL|3|rx\n"
+        "4|300|2|5|NULL|NULL|worker\n"
+        "5|400|6|0|5|NULL|NULL\n"
+        "6|500|7|5|5|1|Timeout\n"
+        "7|600|9|NULL|NULL|5|rx\n"
+        "8|700|11|NULL|NULL|42|NULL\n");
+  CHECK(query(db, "SELECT * FROM threads ORDER BY id") ==
+        "0|NULL|NULL|NULL|NULL|0|0|NULL|NULL|NULL|NULL|500|1|1|5|1|1\n"
+        "5|0|bind|NULL|worker|100|500|500|fail|Timeout|NULL|200|0|2|6|2|2\n");
+  CHECK(query(db, "SELECT * FROM activations") == "1|1|0|0|500\n2|6|5|500|700\n");
+  CHECK(query(db, "SELECT * FROM counters") == "rx|200|3|3\nrx|600|5|7\n");
+  CHECK(query(db, "SELECT value FROM meta WHERE key = 'header.source-uuid'") ==
+        "05883b8d-521a-487b-b397-456ab150680c\n");
+}
+
+TEST_CASE("import: gzip-compressed input is read from its content") {
+  TempDir dir;
+  const std::string gz = dir.file("t.sexp.gz");
+  gzFile out = gzopen(gz.c_str(), "wb");
+  REQUIRE(out != nullptr);
+  REQUIRE(gzwrite(out, kSkeinTrace.data(), static_cast<unsigned>(kSkeinTrace.size())) ==
+          static_cast<int>(kSkeinTrace.size()));
+  REQUIRE(gzclose(out) == Z_OK);
+  const ImportResult r = import_trace(gz, dir.file("g.db"));
+  INFO(r.error.to_string());
+  REQUIRE(r.ok());
+  CHECK(r.report.records == 13);
+  CHECK(query(dir.file("g.db"), "SELECT count(*) FROM threads") == "3\n");
+  // A file import keeps the source's stamp for the cache.
+  CHECK(query(dir.file("g.db"), "SELECT count(*) FROM meta WHERE key IN ('source_size', 'source_mtime_ns', "
+                                "'source_head_crc32')") == "3\n");
+}
+
+TEST_CASE("import: an empty trace (a header only) gives empty tables") {
+  TempDir dir;
+  const std::string db = dir.file("e.db");
+  const ImportResult r = test::import_text("(skein-trace 1)\n", db);
+  REQUIRE(r.ok());
+  CHECK(r.report.records == 0);
+  check_sound(db);
+  CHECK(query(db, "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM threads), "
+                  "(SELECT count(*) FROM thread_spans), (SELECT count(*) FROM event_blocks)") == "0|0|0|0\n");
+  CHECK(query(db, "SELECT count(*) FROM meta WHERE key IN ('first_time', 'end_time')") == "0\n");
+}
+
+TEST_CASE("import: malformed input of each format names where, and leaves no database") {
+  struct Case {
+    std::string name;
+    std::string bytes;
+    std::string error;
+  };
+  test::CtfBuilder ctf;
+  ctf.packet().switch_(1000, 0);
+  ctf.u64(1100).u8(14).u64(0);  // event id 14 does not exist
+  const std::vector<Case> cases = {
+      {"bad.sexp", std::string("(skein-trace 1)\n(spawn 10 1 0 task)\n(spawn 10 x 0 bind)\n"),
+       "bad.sexp:3:11: expected an integer thread id after 'spawn'"},
+      {"bad-mirage.sexp", "((time 1.0)(op(Switch 0)))\n((time 1.5)(op(Reads 0)))\n",
+       "bad-mirage.sexp:2:"},
+      {"bad.ctf", ctf.bytes(), "bad.ctf: byte 55: unknown event id 14"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    TempDir dir;
+    const std::string db = dir.file("x.db");
+    const ImportResult r = test::import_text(c.bytes, db, {}, c.name);
+    CHECK(r.failure == ImportResult::Failure::invalid);
+    CHECK_THAT(r.error.to_string(), Catch::StartsWith(c.error));
+    CHECK(dir.entries().empty());  // neither x.db nor x.db.tmp-PID
+  }
+}
+
+TEST_CASE("import: a failed import keeps the old database") {
+  TempDir dir;
+  const std::string db = dir.file("keep.db");
+  REQUIRE(test::import_text(kSkeinTrace, db).ok());
+  const ImportResult bad = test::import_text("(skein-trace 1)\n(spawn 1 1 0 task)\n(oops\n", db);
+  CHECK(bad.failure == ImportResult::Failure::invalid);
+  CHECK(query(db, "SELECT value FROM meta WHERE key = 'records'") == "13\n");
+  CHECK(dir.entries() == std::vector<std::string>{"keep.db"});
+  // And a good import replaces it.
+  REQUIRE(test::import_text("(skein-trace 1)\n(spawn 1 1 0 task)\n", db).ok());
+  CHECK(query(db, "SELECT value FROM meta WHERE key = 'records'") == "1\n");
+}
+
+TEST_CASE("import: an unknown format or a missing file is unreadable") {
+  TempDir dir;
+  const ImportResult unknown = test::import_text("hello\n", dir.file("u.db"), {}, "u.txt");
+  CHECK(unknown.failure == ImportResult::Failure::unreadable);
+  CHECK_THAT(unknown.error.to_string(), Catch::StartsWith("u.txt: ") && Catch::Contains("expected a Skein trace"));
+  const ImportResult missing = import_trace(dir.file("none.sexp"), dir.file("n.db"));
+  CHECK(missing.failure == ImportResult::Failure::unreadable);
+  CHECK(missing.error.to_string() == dir.file("none.sexp") + ": cannot open: No such file or directory");
+  CHECK(dir.entries().empty());
+}
+
+TEST_CASE("import: inconsistent records are kept and counted, and --strict refuses them") {
+  const std::string trace =
+      "(skein-trace 1)\n"
+      "(read 100 7 0)\n"       // 1: 7 was never spawned (0 is the main thread: no warning)
+      "(resolve 90 7 7 ok)\n"  // 2: time goes backwards
+      "(resolve 95 7 7 ok)\n"  // 3: resolved again
+      "(spawn 96 8 7 task)\n"  // 4
+      "(merge 97 7 8)\n"       // 5
+      "(merge 98 8 7)\n";      // 6: a cycle
+  TempDir dir;
+  const std::string db = dir.file("w.db");
+  const ImportResult r = test::import_text(trace, db, {}, "w.sexp");
+  REQUIRE(r.ok());
+  CHECK(r.report.warning_count == 4);
+  CHECK(query(db, "SELECT kind, event, message FROM warnings ORDER BY id") ==
+        "implicit-thread|1|w.sexp:2: warning: event 1: thread 7 is named before any spawn created it: created "
+        "implicitly\n"
+        "time-backwards|2|w.sexp:3: warning: event 2: time goes backwards: 90 ns after 100 ns\n"
+        "resolved-again|3|w.sexp:4: warning: event 3: thread 7 resolved again (first at 90 ns): the first "
+        "resolution is kept\n"
+        "merge-cycle|6|w.sexp:7: warning: event 6: merging thread 8 into 7 would close a cycle of merges (they "
+        "are merged already): ignored\n");
+  CHECK(query(db, "SELECT key, value FROM meta WHERE key LIKE 'warnings%' AND value > 0 ORDER BY key") ==
+        "warnings|4\n"
+        "warnings.implicit-thread|1\n"
+        "warnings.merge-cycle|1\n"
+        "warnings.resolved-again|1\n"
+        "warnings.time-backwards|1\n");
+  CHECK(query(db, "SELECT id, implicit, resolved, merged_into FROM threads ORDER BY id") ==
+        "0|1|NULL|NULL\n7|1|90|8\n8|0|90|NULL\n");
+
+  ImportOptions strict;
+  strict.strict = true;
+  const ImportResult s = test::import_text(trace, dir.file("s.db"), strict, "w.sexp");
+  CHECK(s.failure == ImportResult::Failure::invalid);
+  CHECK(s.error.to_string() ==
+        "w.sexp:2: event 1: thread 7 is named before any spawn created it: created implicitly (--strict)");
+  CHECK_FALSE(test::file_exists(dir.file("s.db")));
+}
+
+TEST_CASE("import: --strict also refuses the source's warnings (a trace cut short)") {
+  TempDir dir;
+  ImportOptions strict;
+  strict.strict = true;
+  const ImportResult r = test::import_text("(skein-trace 1)\n(spawn 1 1 0 task)\n(spawn 2 2 0", dir.file("c.db"),
+                                           strict, "cut.sexp");
+  CHECK(r.failure == ImportResult::Failure::invalid);
+  CHECK_THAT(r.error.to_string(), Catch::StartsWith("cut.sexp:3:") && Catch::EndsWith("(--strict)"));
+  const ImportResult lenient = test::import_text("(skein-trace 1)\n(spawn 1 1 0 task)\n(spawn 2 2 0",
+                                                 dir.file("l.db"), {}, "cut.sexp");
+  REQUIRE(lenient.ok());
+  CHECK(lenient.report.truncated);
+  CHECK(query(dir.file("l.db"), "SELECT value FROM meta WHERE key = 'truncated'") == "1\n");
+  CHECK(query(dir.file("l.db"), "SELECT kind FROM warnings") == "source\n");
+}
+
+TEST_CASE("import: progress is reported, and a cancelled import leaves nothing") {
+  std::string trace = "(skein-trace 1)\n";
+  for (int i = 1; i <= 40000; ++i) trace += "(spawn " + std::to_string(i) + " " + std::to_string(i) + " 0 task)\n";
+  TempDir dir;
+  ImportOptions options;
+  int calls = 0;
+  bool saw_finishing = false;
+  options.progress = [&](const ImportProgress& p) {
+    ++calls;
+    saw_finishing = saw_finishing || p.finishing;
+  };
+  REQUIRE(test::import_text(trace, dir.file("p.db"), options).ok());
+  CHECK(calls >= 1);
+  CHECK(saw_finishing);
+
+  std::atomic<bool> cancel{true};
+  ImportOptions cancelled;
+  cancelled.cancel = &cancel;
+  const ImportResult r = test::import_text(trace, dir.file("c.db"), cancelled);
+  CHECK(r.failure == ImportResult::Failure::cancelled);
+  CHECK(dir.entries() == std::vector<std::string>{"p.db"});
+}

@@ -1,0 +1,84 @@
+// store_queries_test.cpp — the queries SCHEMA.md documents for the viewer
+// (threads, edges and activations in a time window; a thread's edges and
+// activations) return exactly what a full scan returns, on a generated
+// trace of realistic shape.
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "recorder/trace_writer.hpp"
+#include "samples/synthetic/synthetic_trace.hpp"
+#include "tests/support/store_query.hpp"
+
+using namespace skein;
+using skein::test::query;
+using skein::test::TempDir;
+
+namespace {
+
+std::string generated_trace(std::uint64_t records) {
+  samples::SyntheticOptions options;
+  options.records = records;
+  std::string text = format_header(samples::synthetic_header(options)) + "\n";
+  for (const Record& r : samples::synthetic_trace(options)) text += format_record(r) + "\n";
+  return text;
+}
+
+std::string with(std::string sql, std::int64_t a, std::int64_t b) {
+  for (std::size_t at; (at = sql.find(":a")) != std::string::npos;) sql.replace(at, 2, std::to_string(a));
+  for (std::size_t at; (at = sql.find(":b")) != std::string::npos;) sql.replace(at, 2, std::to_string(b));
+  return sql;
+}
+
+}  // namespace
+
+TEST_CASE("documented queries: the indexes answer as a full scan does") {
+  TempDir dir;
+  const std::string db = dir.file("q.db");
+  const auto r = test::import_text(generated_trace(30'000), db);
+  REQUIRE(r.ok());
+  const std::int64_t end = std::stoll(query(db, "SELECT value FROM meta WHERE key = 'end_time'"));
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<std::int64_t> at(0, end);
+  for (int i = 0; i < 12; ++i) {
+    const std::int64_t a = at(rng);
+    const std::int64_t b = a + at(rng) / 40;
+    INFO("window " << a << " to " << b);
+    CHECK(query(db, with("SELECT t.id FROM thread_spans s JOIN threads t ON t.id = s.id "
+                         "WHERE s.end >= :a AND s.start <= :b AND t.created <= :b "
+                         "AND coalesce(t.resolved, (SELECT value FROM meta WHERE key = 'end_time')) >= :a "
+                         "ORDER BY t.id",
+                         a, b)) ==
+          query(db, with("SELECT id FROM threads WHERE created <= :b AND "
+                         "coalesce(resolved, (SELECT value FROM meta WHERE key = 'end_time')) >= :a ORDER BY id",
+                         a, b)));
+    CHECK(query(db, with("SELECT e.* FROM event_blocks b JOIN edges e ON e.id BETWEEN b.first_event AND "
+                         "b.last_event WHERE b.end >= :a AND b.start <= :b AND e.time BETWEEN :a AND :b "
+                         "ORDER BY e.id",
+                         a, b)) ==
+          query(db, with("SELECT * FROM edges WHERE time BETWEEN :a AND :b ORDER BY id", a, b)));
+    CHECK(query(db, with("SELECT a.* FROM event_blocks b JOIN activations a ON a.id BETWEEN b.first_activation "
+                         "AND b.last_activation WHERE b.end >= :a AND b.start <= :b AND a.start BETWEEN :a AND :b "
+                         "UNION SELECT * FROM (SELECT * FROM activations WHERE id <= (SELECT "
+                         "max(last_activation) FROM event_blocks WHERE start <= :a) AND start <= :a ORDER BY id "
+                         "DESC LIMIT 1) WHERE end > :a ORDER BY 1",
+                         a, b)) ==
+          query(db, with("SELECT * FROM activations WHERE start BETWEEN :a AND :b OR (start < :a AND end > :a) "
+                         "ORDER BY id",
+                         a, b)));
+  }
+  for (const char* id : {"1", "57", "1234", "4000"}) {
+    INFO("thread " << id);
+    const std::string t = id;
+    const std::string edges = query(db, "SELECT e.* FROM threads t JOIN edges e ON e.id BETWEEN t.first_event AND "
+                                        "t.last_event WHERE t.id = " + t + " AND " + t + " IN (e.src, e.dst)");
+    CHECK(edges == query(db, "SELECT * FROM edges WHERE " + t + " IN (src, dst) ORDER BY id"));
+    CHECK_FALSE(edges.empty());
+    CHECK(query(db, "SELECT a.* FROM threads t JOIN activations a ON a.id BETWEEN t.first_activation AND "
+                    "t.last_activation WHERE t.id = " + t + " AND a.thread = " + t) ==
+          query(db, "SELECT * FROM activations WHERE thread = " + t + " ORDER BY id"));
+    CHECK(query(db, "SELECT count(*) FROM threads t JOIN activations a ON a.id BETWEEN t.first_activation AND "
+                    "t.last_activation WHERE t.id = " + t + " AND a.thread = " + t) != "0\n");
+    CHECK(query(db, "SELECT run_time FROM threads WHERE id = " + t) ==
+          query(db, "SELECT coalesce(sum(end - start), 0) FROM activations WHERE thread = " + t));
+  }
+}

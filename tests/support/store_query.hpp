@@ -1,0 +1,115 @@
+// store_query.hpp — test helpers for the trace database, in the manner of
+// Perfetto's diff tests: a trace (held in a string), a SQL query, and the
+// exact expected table. query() prints a result as sqlite3's list mode does:
+// columns joined by '|', NULL as "NULL", one row a line.
+//
+//   TempDir dir;
+//   const auto r = import_text(kTrace, dir.file("t.db"));
+//   CHECK(query(dir.file("t.db"), "SELECT id, parent FROM threads") == "1|0\n2|0\n");
+#pragma once
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "recorder/sqlite_database.hpp"
+#include "recorder/trace_import.hpp"
+#include "recorder/trace_source.hpp"
+
+namespace skein::test {
+
+// A fresh folder under /tmp, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    char name[] = "/tmp/skein-store-test-XXXXXX";
+    if (mkdtemp(name) != nullptr) path_ = name;
+  }
+  ~TempDir() { remove_tree(path_); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] std::string file(const std::string& name) const { return path_ + "/" + name; }
+  // The names in the folder, sorted.
+  [[nodiscard]] std::vector<std::string> entries() const {
+    std::vector<std::string> out;
+    if (DIR* d = opendir(path_.c_str())) {
+      while (const dirent* e = readdir(d)) {
+        const std::string n = e->d_name;
+        if (n != "." && n != "..") out.push_back(n);
+      }
+      closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  static void remove_tree(const std::string& path) {
+    if (path.empty()) return;
+    if (DIR* d = opendir(path.c_str())) {
+      while (const dirent* e = readdir(d)) {
+        const std::string n = e->d_name;
+        if (n == "." || n == "..") continue;
+        const std::string child = path + "/" + n;
+        if (e->d_type == DT_DIR) remove_tree(child);
+        else unlink(child.c_str());
+      }
+      closedir(d);
+    }
+    rmdir(path.c_str());
+  }
+  std::string path_;
+};
+
+inline void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+inline bool file_exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+// Imports a trace held in memory (any format; `name` is used in messages).
+inline ImportResult import_text(const std::string& trace, const std::string& db, ImportOptions options = {},
+                                const std::string& name = "t.sexp") {
+  options.sync = false;
+  auto source = open_trace_memory(trace, name);
+  if (!source) {
+    ImportResult r;
+    r.failure = ImportResult::Failure::unreadable;
+    r.error = source.error();
+    return r;
+  }
+  return import_source(std::move(source).value(), db, options);
+}
+
+// The rows of `sql` on the database at `path`, as text; "ERROR: ..." when
+// the query fails. Opened read-only, without the Skein schema check, so it
+// works on any SQLite file.
+inline std::string query(const std::string& path, const std::string& sql) {
+  auto db = SqliteDatabase::open_untrusted(path);
+  if (!db) return "ERROR: " + db.error().to_string();
+  auto stmt = db.value().prepare(sql);
+  if (!stmt) return "ERROR: " + stmt.error().to_string();
+  SqliteStatement& q = stmt.value();
+  std::string out;
+  for (;;) {
+    auto row = q.step();
+    if (!row) return "ERROR: " + row.error().to_string();
+    if (!row.value()) break;
+    for (int c = 0; c < q.column_count(); ++c) {
+      if (c > 0) out += '|';
+      out += q.is_null(c) ? std::string("NULL") : std::string(q.text(c));
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace skein::test
