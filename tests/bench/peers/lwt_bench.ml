@@ -32,7 +32,7 @@
      run's garbage is not collected on the next run's clock. Garbage made
      during a run is collected during it: allocation is part of Lwt's cost.
    - No I/O inside the timed region; the clock is CLOCK_MONOTONIC read by a
-     C stub (lwt_bench_clock.c), because Mtime is not packaged on Debian 12.
+     C binding (lwt_bench_clock.c), because Mtime is not packaged on Debian 12.
    - Every workload checks its result (each W1 value, the W2 pause count, the
      W3 join state and sum, the W4 final counter and every reply) and the
      program exits 1 with a message if it is wrong, so nothing can be skipped

@@ -1,7 +1,7 @@
 /* lwt_bench_clock.c: the monotonic clock for lwt_bench.ml.
  *
  * Debian 12 ships no Mtime package for OCaml 4.13, and Unix.gettimeofday
- * follows the wall clock (NTP may step it mid-run). This one-function stub
+ * follows the wall clock (NTP may step it mid-run). This one-function C binding
  * reads CLOCK_MONOTONIC instead and returns nanoseconds as an OCaml int
  * (63 bits: enough for centuries of uptime). It allocates nothing and raises
  * nothing, so the OCaml side declares it [@@noalloc]: a call costs about as
