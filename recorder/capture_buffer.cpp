@@ -75,7 +75,12 @@ CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
   void* memory = mmap(nullptr, count_ * sizeof(Chunk), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) throw std::bad_alloc();
   chunks_ = static_cast<Chunk*>(memory);
-  for (std::size_t i = 0; i < count_; ++i) ::new (&chunks_[i]) Chunk;
+  // Ring mode reads every chunk's sequence, so every chunk is constructed
+  // now; stream mode only ever looks at chunks the producer has taken, and
+  // constructs each on first use (start_chunk), so starting a capture does
+  // not fault in one page of every chunk.
+  if (mode_ == CaptureMode::ring)
+    for (std::size_t i = 0; i < count_; ++i) ::new (&chunks_[i]) Chunk;
   if (mode_ == CaptureMode::stream) {
     // Pushed last to first, so they come out 1, 2, 3, ... at the start.
     for (std::uint32_t i = static_cast<std::uint32_t>(count_) - 1; i >= 1; --i) free_.push(i);
@@ -84,17 +89,23 @@ CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
 }
 
 CaptureBuffer::~CaptureBuffer() {
-  for (std::size_t i = 0; i < count_; ++i) chunks_[i].~Chunk();
+  const std::size_t constructed = mode_ == CaptureMode::ring ? count_ : frontier_seen_;
+  for (std::size_t i = 0; i < constructed; ++i) chunks_[i].~Chunk();
   munmap(chunks_, count_ * sizeof(Chunk));
 }
 
 void CaptureBuffer::start_chunk(std::uint32_t index) noexcept {
+  if (mode_ == CaptureMode::stream && index >= frontier_seen_) ::new (&chunks_[index]) Chunk;
   current_ = &chunks_[index];
   current_->count.store(0, std::memory_order_relaxed);
   current_->sequence.store(next_sequence_++, std::memory_order_release);
   current_index_.store(index, std::memory_order_release);
   cursor_ = current_->records;
   end_ = current_->records + kRecordsPerChunk;
+  if (index >= frontier_seen_) {
+    frontier_seen_ = index + 1;
+    frontier_.store(frontier_seen_, std::memory_order_relaxed);
+  }
 }
 
 bool CaptureBuffer::take_free_chunk() noexcept {
@@ -157,6 +168,22 @@ CapturedRecord* CaptureBuffer::claim_slow() noexcept {
 void CaptureBuffer::give_back(std::uint32_t index) noexcept {
   chunks_[index].count.store(0, std::memory_order_relaxed);
   free_.push(index);
+}
+
+void CaptureBuffer::prefault_ahead(std::uint32_t ahead) noexcept {
+#ifdef MADV_POPULATE_WRITE
+  const std::uint64_t wanted = std::uint64_t{frontier_.load(std::memory_order_relaxed)} + ahead;
+  const auto limit = static_cast<std::uint32_t>(wanted < count_ ? wanted : count_);
+  while (prefaulted_ < limit) {
+    if (madvise(&chunks_[prefaulted_], sizeof(Chunk), MADV_POPULATE_WRITE) != 0) {
+      prefaulted_ = static_cast<std::uint32_t>(count_);  // unsupported: the producer faults on use
+      return;
+    }
+    ++prefaulted_;
+  }
+#else
+  (void)ahead;
+#endif
 }
 
 void CaptureBuffer::prefault(const std::atomic<bool>& stop) noexcept {

@@ -21,7 +21,10 @@ class CapturedRecordWriter {
  public:
   CapturedRecordWriter(const StringArena& strings, const SiteTable& sites, std::size_t site_capacity);
 
-  void set_calibration(const TickCalibration& calibration) noexcept { calibration_ = calibration; }
+  void set_calibration(const TickCalibration& calibration) noexcept {
+    calibration_ = calibration;
+    cached_ticks_ = ~std::uint64_t{0};
+  }
   [[nodiscard]] const TickCalibration& calibration() const noexcept { return calibration_; }
   // Forget which sites were written (a new file starts).
   void reset_sites() noexcept;
@@ -33,6 +36,19 @@ class CapturedRecordWriter {
   }
 
  private:
+  // The common heads (spawn, wait, read, notify, resolve without a message,
+  // merge, switch, idle, lost) are formatted here, straight into the
+  // writer's buffer, without building a Record: their symbols come from
+  // fixed tables and need no checking, and most records share their time
+  // with the record before (the capture stamps a few records in four), so
+  // the time's digits are kept and copied. Returns false for the others.
+  bool write_fast(TraceWriter& out, const CapturedRecord& record) noexcept;
+  // The time field of `ticks` (with its leading space) at p.
+  char* put_time(char* p, std::uint64_t ticks) noexcept;
+
+  std::uint64_t cached_ticks_ = ~std::uint64_t{0};
+  char cached_time_[24] = {};
+  std::uint8_t cached_time_size_ = 0;
   const StringArena& strings_;
   const SiteTable& sites_;
   std::unique_ptr<std::uint8_t[]> site_written_;

@@ -205,15 +205,26 @@ void wait_for_work(Capture& c) {
   c.writer_waiting.store(false);
 }
 
+// The writer hands its buffer to the file once this much is formatted.
+constexpr std::size_t kFlushBytes = kWriterBufferBytes / 2;
+// Chunks the writer keeps faulted in past the producer's highest: 2 MiB.
+constexpr std::uint32_t kPrefaultAheadChunks = 64;
+
 void stream_writer(Capture& c) {
   for (;;) {
+    c.buffer.prefault_ahead(kPrefaultAheadChunks);
     lock_file(c, kFileWriter);
     std::uint32_t index = 0;
     if (c.buffer.pop_filled(index)) {
       ensure_calibrated(c, c.stopping.load());
       convert_chunk(c, index, 0);
-      Status flushed = c.out->flush();
-      if (!flushed.ok() && c.status.ok()) c.status = flushed;
+      // Whole-buffer writes while chunks keep coming (a system call per
+      // chunk costs a few ns a record); everything as soon as the writer
+      // has caught up, so a reader of the file lags by at most one chunk.
+      if (c.out->buffered() >= kFlushBytes || !c.buffer.has_filled()) {
+        Status flushed = c.out->flush();
+        if (!flushed.ok() && c.status.ok()) c.status = flushed;
+      }
       c.buffer.give_back(index);
       unlock_file(c);
       if (c.options.writer_delay_us > 0)

@@ -57,6 +57,18 @@ class TraceWriter {
   // up to that size never allocate.
   void reserve_buffer(std::size_t bytes);
 
+  // For a formatter of its own (the capture's writer, which formats its
+  // binary records straight into the buffer): room for one line of at most
+  // `bytes` bytes, then end_line() with one past its last byte, which adds
+  // the newline. The line must be one valid record (FORMAT.md).
+  [[nodiscard]] char* begin_line(std::size_t bytes) { return reserve(bytes + 1); }
+  void end_line(char* end) {
+    *end++ = '\n';
+    commit(end);
+  }
+  // Bytes formatted but not yet handed to the sink.
+  [[nodiscard]] std::size_t buffered() const { return used_; }
+
   // Flushes the buffer to the sink without closing it.
   [[nodiscard]] Status flush();
   // Flushes and closes the sink; returns the first error met, if any.
