@@ -9,7 +9,7 @@ namespace {
 std::atomic<std::uint64_t> g_generations{0};
 }  // namespace
 
-thread_local std::uint64_t CaptureSink::t_owner_generation = 0;
+constinit thread_local std::uint64_t CaptureSink::t_owner_generation = 0;
 
 CaptureSink::CaptureSink(CaptureBuffer& buffer, StringArena& strings, SiteTable& sites)
     : buffer_(buffer), strings_(strings), sites_(sites), generation_(++g_generations) {}

@@ -112,7 +112,7 @@ class CaptureSink final : public trace::Sink {
     buffer_.publish();
   }
 
-  static thread_local std::uint64_t t_owner_generation;
+  static constinit thread_local std::uint64_t t_owner_generation;
   CaptureBuffer& buffer_;
   StringArena& strings_;
   SiteTable& sites_;
