@@ -33,6 +33,7 @@
 #include "runtime/fiber.hpp"
 #include "runtime/mailbox.hpp"
 #include "runtime/runtime.hpp"
+#include "tests/bench/workload_main.hpp"
 
 namespace {
 
@@ -45,10 +46,7 @@ constexpr const char* kUsage =
     "  per timed run: \"W5 skein 43.21\".\n"
     "  Exit 0 on success, 1 if the result is wrong, 2 on bad arguments.\n";
 
-[[noreturn]] void check_failed(const std::string& what) {
-  std::fprintf(stderr, "runtime_fiber_bench: check failed: W5: %s\n", what.c_str());
-  std::exit(1);
-}
+[[noreturn]] void check_failed(const std::string& what) { skein::bench::check_failed("W5: " + what); }
 
 // Runs N round trips and returns the number of hand-overs (2 N), or exits 1.
 std::uint64_t w5(std::uint64_t n) {
@@ -90,60 +88,14 @@ std::uint64_t w5(std::uint64_t n) {
   return 2 * n;
 }
 
-[[noreturn]] void bad_args(const std::string& message) {
-  std::fprintf(stderr, "runtime_fiber_bench: %s\n%s", message.c_str(), kUsage);
-  std::exit(2);
-}
+long long run_w5(long long n) { return static_cast<long long>(w5(static_cast<std::uint64_t>(n))); }
 
-std::uint64_t positive_int(std::string_view name, const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || value == 0)
-    bad_args(std::string(name) + " must be a positive integer, got \"" + text + "\"");
-  return value;
-}
+constexpr skein::bench::Workload kWorkloads[] = {
+    {"W5", "ns per hand-over (one direction; a round trip is 2 hand-overs)", run_w5},
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::optional<std::string> workload;
-  std::optional<std::uint64_t> n;
-  std::optional<std::uint64_t> repeat;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (arg != "--workload" && arg != "--n" && arg != "--repeat")
-      bad_args("unexpected argument \"" + std::string(arg) + "\"");
-    if (i + 1 >= argc) bad_args(std::string(arg) + " needs a value");
-    const char* value = argv[++i];
-    if (arg == "--workload") {
-      if (std::strcmp(value, "W5") != 0) bad_args("unknown workload \"" + std::string(value) + "\"");
-      workload = value;
-    } else if (arg == "--n") {
-      n = positive_int(arg, value);
-    } else {
-      repeat = positive_int(arg, value);
-    }
-  }
-  if (!workload || !n || !repeat) bad_args("--workload, --n and --repeat are all required");
-
-  std::fprintf(stderr,
-               "# W5 skein: ns per hand-over (one direction; a round trip is 2 hand-overs), "
-               "n=%llu round trips, repeat=%llu\n",
-               static_cast<unsigned long long>(*n), static_cast<unsigned long long>(*repeat));
-
-  w5(*n / 10 > 0 ? *n / 10 : 1);
-  for (std::uint64_t r = 0; r < *repeat; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::uint64_t ops = w5(*n);
-    const auto t1 = std::chrono::steady_clock::now();
-    const double ns = std::chrono::duration<double, std::nano>(t1 - t0).count();
-    std::printf("W5 skein %.2f\n", ns / static_cast<double>(ops));
-    std::fflush(stdout);
-  }
-  return 0;
+  return skein::bench::workload_main(argc, argv, "runtime_fiber_bench", kUsage, kWorkloads);
 }
