@@ -11,6 +11,7 @@ namespace skein::capture {
 namespace {
 
 constexpr std::uint64_t kDropPollInterval = 64;
+constexpr std::uintptr_t kHugePageBytes = std::uintptr_t{2} << 20;
 
 std::size_t round_up_pow2(std::size_t n) {
   std::size_t p = 1;
@@ -72,9 +73,20 @@ CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
       free_(count_) {
   // mmap: page-aligned, zero pages until touched, so an unused budget costs
   // address space, not memory.
-  void* memory = mmap(nullptr, count_ * sizeof(Chunk), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) throw std::bad_alloc();
-  chunks_ = static_cast<Chunk*>(memory);
+  // The chunks start on a 2 MiB boundary and are offered to the kernel as
+  // transparent huge pages: the budget then faults in 2 MiB at a time, a
+  // few dozen faults for 64 MiB instead of sixteen thousand (zeroing
+  // included, they were the largest cost of a busy capture after the
+  // records themselves). Where huge pages are off, nothing changes.
+  const std::size_t bytes = count_ * sizeof(Chunk);
+  mapping_bytes_ = bytes + kHugePageBytes;
+  mapping_ = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping_ == MAP_FAILED) throw std::bad_alloc();
+  const auto start = (reinterpret_cast<std::uintptr_t>(mapping_) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  chunks_ = reinterpret_cast<Chunk*>(start);
+#ifdef MADV_HUGEPAGE
+  (void)madvise(chunks_, bytes, MADV_HUGEPAGE);
+#endif
   // Ring mode reads every chunk's sequence, so every chunk is constructed
   // now; stream mode only ever looks at chunks the producer has taken, and
   // constructs each on first use (start_chunk), so starting a capture does
@@ -91,7 +103,7 @@ CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
 CaptureBuffer::~CaptureBuffer() {
   const std::size_t constructed = mode_ == CaptureMode::ring ? count_ : frontier_seen_;
   for (std::size_t i = 0; i < constructed; ++i) chunks_[i].~Chunk();
-  munmap(chunks_, count_ * sizeof(Chunk));
+  munmap(mapping_, mapping_bytes_);
 }
 
 void CaptureBuffer::start_chunk(std::uint32_t index) noexcept {

@@ -176,7 +176,9 @@ class CaptureBuffer {
 
   CaptureMode mode_;
   std::size_t count_;
-  Chunk* chunks_;  // count_ chunks, page-aligned, allocated once
+  Chunk* chunks_;  // count_ chunks, 2 MiB-aligned, allocated once
+  void* mapping_ = nullptr;  // the mapping that holds them
+  std::size_t mapping_bytes_ = 0;
   ChunkQueue filled_;
   ChunkStack free_;
 

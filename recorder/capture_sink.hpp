@@ -84,8 +84,11 @@ class CaptureSink final : public trace::Sink {
   // kStampEvery - 1 records did not. Any other record carries the time of the
   // record before. So times never decrease, no record takes its time from
   // before a block or from before a callback's work, and a time is at most
-  // kStampEvery - 1 records early.
-  static constexpr std::uint32_t kStampEvery = 4;
+  // kStampEvery - 1 records early. Those records are the runtime's own steps
+  // between two pieces of user code (a few nanoseconds each), so a time is
+  // early by well under a microsecond; stamping every record would cost more
+  // than the rest of the record together.
+  static constexpr std::uint32_t kStampEvery = 8;
 
   std::uint64_t stamp(RecordHead head) noexcept {
     const bool boundary = head == RecordHead::switch_ || head == RecordHead::idle || head == RecordHead::notify;

@@ -1,16 +1,14 @@
 // capture_writer.cpp — see capture_writer.hpp.
 #include "recorder/capture_writer.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "runtime/trace_sink.hpp"
 
 namespace skein::capture {
 
-CapturedRecordWriter::CapturedRecordWriter(const StringArena& strings, const SiteTable& sites,
-                                           std::size_t site_capacity)
-    : strings_(strings), sites_(sites), site_written_(new std::uint8_t[site_capacity]()),
-      site_capacity_(site_capacity) {}
 
 void CapturedRecordWriter::reset_sites() noexcept { std::memset(site_written_.get(), 0, site_capacity_); }
 
@@ -22,7 +20,21 @@ constexpr char kDigitPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-// Writes ' ' and the decimal form of v at p; returns one past its end.
+// The number of decimal digits of u.
+unsigned digit_count(std::uint64_t u) noexcept {
+  unsigned n = 1;
+  while (u >= 10000) {
+    u /= 10000;
+    n += 4;
+  }
+  if (u >= 100) n += u >= 1000 ? 3 : 2;
+  else if (u >= 10) n += 1;
+  return n;
+}
+
+// Writes ' ' and the decimal form of v at p; returns one past its end. The
+// digits go straight to their place, two at a time, from the last: no
+// temporary and no variable-length copy (a library call per field).
 char* put_integer(char* p, std::int64_t v) noexcept {
   *p++ = ' ';
   std::uint64_t u = static_cast<std::uint64_t>(v);
@@ -30,23 +42,28 @@ char* put_integer(char* p, std::int64_t v) noexcept {
     *p++ = '-';
     u = ~u + 1;
   }
-  char digits[20];
-  char* d = digits + sizeof digits;
-  while (u >= 100) {
+  char* const end = p + digit_count(u);
+  char* d = end;
+  while (u > 0xffffffffu) {  // 64-bit division only for the high digits
     const auto pair = static_cast<std::size_t>(u % 100) * 2;
     u /= 100;
     *--d = kDigitPairs[pair + 1];
     *--d = kDigitPairs[pair];
   }
-  if (u >= 10) {
-    *--d = kDigitPairs[u * 2 + 1];
-    *--d = kDigitPairs[u * 2];
-  } else {
-    *--d = static_cast<char>('0' + u);
+  auto w = static_cast<std::uint32_t>(u);  // ids and most times: 32-bit arithmetic
+  while (w >= 100) {
+    const auto pair = static_cast<std::size_t>(w % 100) * 2;
+    w /= 100;
+    *--d = kDigitPairs[pair + 1];
+    *--d = kDigitPairs[pair];
   }
-  const auto n = static_cast<std::size_t>(digits + sizeof digits - d);
-  std::memcpy(p, d, n);
-  return p + n;
+  if (w >= 10) {
+    *--d = kDigitPairs[w * 2 + 1];
+    *--d = kDigitPairs[w * 2];
+  } else {
+    *--d = static_cast<char>('0' + w);
+  }
+  return end;
 }
 
 template <std::size_t N>
@@ -55,10 +72,45 @@ char* put_literal(char* p, const char (&text)[N]) noexcept {
   return p + N - 1;
 }
 
-char* put_symbol(char* p, std::string_view symbol) noexcept {
-  *p++ = ' ';
-  std::memcpy(p, symbol.data(), symbol.size());
-  return p + symbol.size();
+// A symbol of the fixed tables with its leading space, padded to a fixed
+// size so that it is copied with one move whatever its length.
+struct PaddedSymbol {
+  char text[16] = {};
+  std::uint8_t size = 0;
+};
+
+template <std::size_t N, class Name>
+std::array<PaddedSymbol, N> padded_symbols(Name name) {
+  std::array<PaddedSymbol, N> table{};
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::string_view s = name(i);
+    table[i].text[0] = ' ';
+    const std::size_t n = std::min(s.size(), sizeof table[i].text - 1);
+    std::memcpy(table[i].text + 1, s.data(), n);
+    table[i].size = static_cast<std::uint8_t>(n + 1);
+  }
+  return table;
+}
+
+// Codes are a byte; every byte has an entry ("unknown" past the names).
+const std::array<PaddedSymbol, 256>& kind_symbols() {
+  static const auto table =
+      padded_symbols<256>([](std::size_t i) { return trace::kind_name(static_cast<trace::Kind>(i)); });
+  return table;
+}
+const std::array<PaddedSymbol, 256>& reason_symbols() {
+  static const auto table =
+      padded_symbols<256>([](std::size_t i) { return trace::reason_name(static_cast<trace::Reason>(i)); });
+  return table;
+}
+const std::array<PaddedSymbol, 3>& outcome_symbols() {
+  static const auto table = padded_symbols<3>([](std::size_t i) { return outcome_name(static_cast<Outcome>(i)); });
+  return table;
+}
+
+char* put_symbol(char* p, const PaddedSymbol& symbol) noexcept {
+  std::memcpy(p, symbol.text, sizeof symbol.text);
+  return p + symbol.size;
 }
 
 // The longest fast line: "(notify" or "(resolve", three integers of up to 21
@@ -66,6 +118,17 @@ char* put_symbol(char* p, std::string_view symbol) noexcept {
 constexpr std::size_t kFastLineBytes = 128;
 
 }  // namespace
+
+CapturedRecordWriter::CapturedRecordWriter(const StringArena& strings, const SiteTable& sites,
+                                           std::size_t site_capacity)
+    : strings_(strings), sites_(sites), site_written_(new std::uint8_t[site_capacity]()),
+      site_capacity_(site_capacity) {
+  // Build the symbol tables now, not on first use, which may be in a crash
+  // handler where a static's initialisation must not run.
+  (void)kind_symbols();
+  (void)reason_symbols();
+  (void)outcome_symbols();
+}
 
 char* CapturedRecordWriter::put_time(char* p, std::uint64_t ticks) noexcept {
   if (ticks != cached_ticks_) {
@@ -84,7 +147,7 @@ bool CapturedRecordWriter::write_fast(TraceWriter& out, const CapturedRecord& c)
       if (!(c.ref < site_capacity_ && c.ref < sites_.size() && site_written_[c.ref] != 0)) return false;
       p = put_time(put_literal(p, "(spawn"), c.ticks);
       p = put_integer(put_integer(p, c.a), c.b);
-      p = put_integer(put_symbol(p, trace::kind_name(static_cast<trace::Kind>(c.code))), c.ref);
+      p = put_integer(put_symbol(p, kind_symbols()[c.code]), c.ref);
       break;
     case RecordHead::wait:
       p = put_integer(put_integer(put_time(put_literal(p, "(wait"), c.ticks), c.a), c.b);
@@ -94,13 +157,13 @@ bool CapturedRecordWriter::write_fast(TraceWriter& out, const CapturedRecord& c)
       break;
     case RecordHead::notify:
       p = put_integer(put_integer(put_time(put_literal(p, "(notify"), c.ticks), c.a), c.b);
-      p = put_symbol(p, trace::reason_name(static_cast<trace::Reason>(c.code)));
+      p = put_symbol(p, reason_symbols()[c.code]);
       break;
     case RecordHead::resolve: {
       const auto outcome = static_cast<Outcome>(c.code);
-      if (outcome == Outcome::fail) return false;  // a message to quote
+      if (outcome == Outcome::fail || c.code > 2) return false;  // a message to quote
       p = put_integer(put_integer(put_time(put_literal(p, "(resolve"), c.ticks), c.a), c.b);
-      p = put_symbol(p, outcome_name(outcome));
+      p = put_symbol(p, outcome_symbols()[c.code]);
       break;
     }
     case RecordHead::merge:
