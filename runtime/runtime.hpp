@@ -15,6 +15,7 @@
 #include "runtime/label.hpp"
 #include "runtime/mailbox.hpp"
 #include "runtime/mutex.hpp"
+#include "runtime/notify.hpp"
 #include "runtime/promise.hpp"
 #include "runtime/resolver.hpp"
 #include "runtime/scheduler.hpp"

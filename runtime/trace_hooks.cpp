@@ -19,6 +19,9 @@ void trace_read_slow(ThreadId reader, const Node* input) {
 void trace_notify_slow(ThreadId sender, const Node* receiver, trace::Reason reason) {
   trace::detail::g_trace_sink->notify(sender, receiver->id, reason);
 }
+void trace_notify_id_slow(ThreadId sender, ThreadId receiver, trace::Reason reason) {
+  trace::detail::g_trace_sink->notify(sender, receiver, reason);
+}
 void trace_merge_slow(ThreadId thread, ThreadId into) { trace::detail::g_trace_sink->merge(thread, into); }
 void trace_switch_slow(ThreadId thread) { trace::detail::g_trace_sink->switch_to(thread); }
 void trace_label_slow(ThreadId thread, std::string_view text) { trace::detail::g_trace_sink->label(thread, text); }

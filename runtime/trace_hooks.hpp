@@ -28,6 +28,7 @@ namespace skein::detail {
 [[gnu::cold]] void trace_wait_slow(ThreadId waiter, const Node* input);
 [[gnu::cold]] void trace_read_slow(ThreadId reader, const Node* input);
 [[gnu::cold]] void trace_notify_slow(ThreadId sender, const Node* receiver, trace::Reason reason);
+[[gnu::cold]] void trace_notify_id_slow(ThreadId sender, ThreadId receiver, trace::Reason reason);
 [[gnu::cold]] void trace_resolve_slow(const Node* node);
 [[gnu::cold]] void trace_merge_slow(ThreadId thread, ThreadId into);
 [[gnu::cold]] void trace_switch_slow(ThreadId thread);
@@ -46,6 +47,10 @@ inline void trace_read(ThreadId reader, const Node* input) {
 }
 inline void trace_notify(ThreadId sender, const Node* receiver, trace::Reason reason) {
   if (trace_sink_on() != nullptr) [[unlikely]] trace_notify_slow(sender, receiver, reason);
+}
+// A notify to a thread known only by its id (skein::notify, notify.hpp).
+inline void trace_notify_id(ThreadId sender, ThreadId receiver, trace::Reason reason) {
+  if (trace_sink_on() != nullptr) [[unlikely]] trace_notify_id_slow(sender, receiver, reason);
 }
 inline void trace_resolve(const Node* node) {
   if (trace_sink_on() != nullptr) [[unlikely]] trace_resolve_slow(node);

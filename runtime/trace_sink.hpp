@@ -14,6 +14,8 @@
 //   notify     a wake-up: from the loop (-1) for pause (yield), sleep
 //              (timer) and I/O (io); from the waking thread for the sync
 //              primitives (mutex, condition, mailbox, stream, semaphore);
+//              from the current thread, reason external, for skein::notify
+//              (notify.hpp: communication the runtime cannot see);
 //   resolve    every settlement, `by` the actor at the time;
 //   merge      a tail-merge: `thread` now behaves as `into`;
 //   switch_to  the scheduler handing control to a thread (-1: back to it);

@@ -3,39 +3,53 @@
 // A unikernel reads a block device through a Xen-style split driver. The
 // frontend (this program's `B.read`) puts a request on a shared ring and
 // returns a task; a simulated backend (the "disk", driven by timers on the
-// engine) completes requests after a latency, puts the responses on the ring
-// and raises an event; the frontend's `blkfront.poll` thread waits for that
-// event, takes the responses off the ring and resolves each request's task;
-// `Process data` issues the reads, a few at a time, and processes each block
-// as it arrives. The ring occupancy is the counter `blkfront.ring`.
+// loop) completes requests one at a time after a latency, puts the
+// responses on the ring and raises an event; the frontend's `blkfront.poll`
+// thread waits for that event, takes the responses off the ring and
+// resolves each request's task; `Process data` keeps a few reads in flight
+// and processes each block as it arrives. Counters, recorded whenever the
+// frontend puts a request on the ring or takes a response off it:
+// `blkfront.ring` (slots in use: requests the backend has not taken yet
+// plus responses the frontend has not taken yet) and `blkfront.in-flight`
+// (reads issued and not yet answered).
 //
 // Every hand-over is a promise: the event channel is a promise the backend
 // resolves (so the poll thread's wake-up is explained by that resolve), and
-// each request is a task the poll thread resolves. The program is bounded:
-// it reads --requests blocks and stops.
+// each request is a task the poll thread resolves.
+//
+// --missing-notify plants the bug the trace analysis is for: the backend
+// signals completion by setting a plain shared flag, which the poll thread
+// polls with pause(). The data still arrives, but no record links the
+// backend's completion to the poll thread resolving the reads: the only
+// cause the trace gives for those activations is the poll thread's own
+// yield. --annotate applies the one-line fix, skein::notify(poll thread)
+// where the flag is set, which records notify(backend -> poll thread,
+// external) (README.md, "Samples", shows both traces).
+//
+// The program is bounded: it reads --requests blocks, stops the poll
+// thread, and ends with nothing pending.
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <deque>
-#include <memory>
-#include <string>
+#include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
-#include "recorder/trace_capture.hpp"
 #include "runtime/runtime.hpp"
+#include "samples/common/sample_command_line.hpp"
 
 namespace {
-
-using namespace std::chrono_literals;
 
 constexpr std::size_t kSectorBytes = 512;
 using Block = std::vector<unsigned char>;
 
 struct Options {
-  int requests = 32;
-  int in_flight = 4;         // reads Process data keeps outstanding
-  int latency_us = 200;      // the simulated disk's service time
+  std::int64_t requests = 32;
+  std::int64_t in_flight = 4;     // reads Process data keeps outstanding
+  std::int64_t latency_us = 200;  // the simulated disk's service time
+  bool missing_notify = false;    // signal completion through a polled flag
+  bool annotate = false;          // ... and record it with skein::notify
 };
 
 // The shared ring and the event channel between frontend and backend.
@@ -50,38 +64,25 @@ class BlockDevice {
     const std::uint64_t id = next_request_++;
     waiting_.emplace(id, std::move(resolver));
     requests_.push_back({id, sector});
-    skein::counter("blkfront.ring", static_cast<std::int64_t>(requests_.size() + responses_.size()));
+    count_ring();
     kick_backend();
     return block;
   }
 
-  // blkfront.poll: wait for the event, take the responses, resolve each
-  // request; repeat until stopped.
-  skein::Promise<void> poll() {
-    if (stopped_) return skein::resolved();
-    auto [event, raise] = skein::wait<void>();
-    event.label("blkfront.event");
-    event_ = std::move(raise);
-    return event.then([this] {
-      skein::label("blkfront.poll");
-      while (!responses_.empty()) {
-        auto [id, data] = std::move(responses_.front());
-        responses_.pop_front();
-        skein::counter("blkfront.ring", static_cast<std::int64_t>(requests_.size() + responses_.size()));
-        auto found = waiting_.find(id);
-        if (found == waiting_.end()) continue;  // defensive: a response to nobody
-        skein::Resolver<Block> resolver = std::move(found->second);
-        waiting_.erase(found);
-        resolver.resolve(std::move(data));
-      }
-      return poll();
-    });
+  // blkfront.poll, started once: returns the poll thread, which ends after
+  // stop().
+  skein::Promise<void> start_polling() {
+    poll_thread_ = options_.missing_notify ? poll_flag() : poll_event();
+    return poll_thread_;
   }
 
   void stop() {
     stopped_ = true;
-    if (event_) event_->resolve();
-    event_.reset();
+    if (event_) {
+      skein::Resolver<void> raise = std::move(*event_);
+      event_.reset();
+      raise.resolve();
+    }
   }
 
  private:
@@ -89,6 +90,53 @@ class BlockDevice {
     std::uint64_t id;
     std::uint64_t sector;
   };
+
+  void count_ring() const {
+    skein::counter("blkfront.ring", static_cast<std::int64_t>(requests_.size() + responses_.size()));
+    skein::counter("blkfront.in-flight", static_cast<std::int64_t>(waiting_.size()));
+  }
+
+  // The event-channel poll: wait for the backend's event, take the
+  // responses, resolve each request; repeat until stopped.
+  skein::Promise<void> poll_event() {
+    if (stopped_) return skein::resolved();
+    auto [event, raise] = skein::wait<void>();
+    event.label("blkfront.event");
+    event_ = std::move(raise);
+    return event.then([this] {
+      skein::label("blkfront.poll");
+      deliver_responses();
+      return poll_event();
+    });
+  }
+
+  // The flag poll (--missing-notify): look at the flag once per turn of
+  // the loop. Works, and costs a turn of the loop per poll; the trace sees
+  // only the poll thread's own yields.
+  skein::Promise<void> poll_flag() {
+    if (stopped_) return skein::resolved();
+    return skein::pause().then([this] {
+      if (event_flag_) {
+        event_flag_ = false;
+        skein::label("blkfront.poll");
+        deliver_responses();
+      }
+      return poll_flag();
+    });
+  }
+
+  void deliver_responses() {
+    while (!responses_.empty()) {
+      auto [id, data] = std::move(responses_.front());
+      responses_.pop_front();
+      auto found = waiting_.find(id);
+      if (found == waiting_.end()) continue;  // defensive: a response to nobody
+      skein::Resolver<Block> resolver = std::move(found->second);
+      waiting_.erase(found);
+      count_ring();
+      resolver.resolve(std::move(data));
+    }
+  }
 
   // The backend serves one request at a time: a timer per request.
   void kick_backend() {
@@ -104,16 +152,26 @@ class BlockDevice {
           data[i] = static_cast<unsigned char>((request.sector + i) % 251);
         responses_.push_back({request.id, std::move(data)});
         backend_busy_ = false;
-        // Raise the event channel: the poll thread wakes from this resolve.
-        if (event_) {
-          skein::Resolver<void> raise = std::move(*event_);
-          event_.reset();
-          raise.resolve();
-        }
+        raise_event();
         kick_backend();
         return skein::resolved();
       });
     });
+  }
+
+  // Tells the frontend that responses are on the ring.
+  void raise_event() {
+    if (options_.missing_notify) {
+      event_flag_ = true;  // a plain shared flag: the runtime cannot see it
+      if (options_.annotate) skein::notify(poll_thread_);  // the fix: record whom the flag wakes
+      return;
+    }
+    // The event channel: the poll thread wakes from this resolve.
+    if (event_) {
+      skein::Resolver<void> raise = std::move(*event_);
+      event_.reset();
+      raise.resolve();
+    }
   }
 
   Options options_;
@@ -121,7 +179,9 @@ class BlockDevice {
   std::deque<std::pair<std::uint64_t, Block>> responses_;
   std::unordered_map<std::uint64_t, skein::Resolver<Block>> waiting_;
   std::optional<skein::Resolver<void>> event_;
+  skein::Promise<void> poll_thread_;
   std::uint64_t next_request_ = 0;
+  bool event_flag_ = false;
   bool backend_busy_ = false;
   bool stopped_ = false;
 };
@@ -134,8 +194,8 @@ class ProcessData {
 
   skein::Promise<void> run() {
     std::vector<skein::Promise<void>> workers;
-    for (int i = 0; i < options_.in_flight; ++i) workers.push_back(worker());
-    return skein::join(std::move(workers)).then([this] {
+    for (std::int64_t i = 0; i < options_.in_flight; ++i) workers.push_back(worker());
+    return skein::join(workers).then([this] {
       skein::label("Process data");
       device_.stop();
       return skein::resolved();
@@ -143,7 +203,7 @@ class ProcessData {
   }
 
   std::uint64_t checksum() const { return checksum_; }
-  int blocks() const { return blocks_; }
+  std::int64_t blocks() const { return blocks_; }
 
  private:
   skein::Promise<void> worker() {
@@ -159,64 +219,47 @@ class ProcessData {
 
   BlockDevice& device_;
   Options options_;
-  int issued_ = 0;
-  int blocks_ = 0;
+  std::int64_t issued_ = 0;
+  std::int64_t blocks_ = 0;
   std::uint64_t checksum_ = 0;
 };
 
 constexpr const char* kUsage =
-    "Usage: blockread [--requests N] [--in-flight K] [--latency-us U] [--trace FILE]\n"
+    "Usage: blockread [--requests N] [--in-flight K] [--latency-us U]\n"
+    "                 [--missing-notify [--annotate]] [--trace FILE]\n"
     "Reads N blocks (default 32) from a simulated Xen block device, K at a time\n"
     "(default 4), each served by the backend after U microseconds (default 200).\n"
+    "--missing-notify  the backend signals completion through a plain shared flag\n"
+    "                  that the frontend polls with pause(): no recorded cause\n"
+    "--annotate        with --missing-notify: the fix, skein::notify(poll thread)\n"
     "--trace FILE (or SKEIN_TRACE=FILE) records a Skein trace of the run.\n";
-
-bool parse_int(const char* text, int& out, int min, int max) {
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || v < min || v > max) return false;
-  out = static_cast<int>(v);
-  return true;
-}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Options options;
-  const char* trace_path = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (arg == "--requests" && has_value && parse_int(argv[i + 1], options.requests, 1, 1'000'000)) ++i;
-    else if (arg == "--in-flight" && has_value && parse_int(argv[i + 1], options.in_flight, 1, 1024)) ++i;
-    else if (arg == "--latency-us" && has_value && parse_int(argv[i + 1], options.latency_us, 0, 1'000'000)) ++i;
-    else if (arg == "--trace" && has_value) trace_path = argv[++i];
-    else {
-      std::fprintf(stderr, "blockread: bad argument '%s'\n%s", arg.c_str(), kUsage);
-      return 2;
-    }
+  skein::samples::SampleCommandLine command_line("blockread", kUsage);
+  command_line.add_integer("requests", options.requests, 1, 1'000'000);
+  command_line.add_integer("in-flight", options.in_flight, 1, 1024);
+  command_line.add_integer("latency-us", options.latency_us, 0, 1'000'000);
+  command_line.add_flag("missing-notify", options.missing_notify);
+  command_line.add_flag("annotate", options.annotate);
+  if (const auto stop = command_line.parse(argc, argv)) return *stop;
+  if (options.annotate && !options.missing_notify) {
+    std::fprintf(stderr, "blockread: --annotate goes with --missing-notify\n%s", kUsage);
+    return 2;
   }
-  if (trace_path != nullptr) {
-    if (skein::trace::capturing()) (void)skein::trace::stop();  // --trace wins over SKEIN_TRACE
-    const skein::Status started = skein::trace::start(trace_path);
-    if (!started.ok()) {
-      std::fprintf(stderr, "blockread: %s\n", started.error().to_string().c_str());
-      return 2;
-    }
-  }
+
   BlockDevice device(options);
   ProcessData process(device, options);
-  skein::async([&device] { return device.poll(); });
-  skein::run(process.run());
+  skein::Promise<void> polling = device.start_polling();
+  skein::run(skein::join({process.run(), polling}));
+
   std::uint64_t expected = 0;
-  for (int r = 0; r < options.requests; ++r)
-    for (std::size_t i = 0; i < kSectorBytes; ++i)
-      expected += (static_cast<std::uint64_t>(r) * 8 + i) % 251;
-  std::printf("read %d blocks of %zu bytes, checksum %llu\n", process.blocks(), kSectorBytes,
-              static_cast<unsigned long long>(process.checksum()));
+  for (std::int64_t r = 0; r < options.requests; ++r)
+    for (std::size_t i = 0; i < kSectorBytes; ++i) expected += (static_cast<std::uint64_t>(r) * 8 + i) % 251;
+  std::printf("read %lld blocks of %zu bytes, checksum %llu\n", static_cast<long long>(process.blocks()),
+              kSectorBytes, static_cast<unsigned long long>(process.checksum()));
   if (process.blocks() != options.requests || process.checksum() != expected) {
     std::fprintf(stderr, "blockread: wrong data (expected checksum %llu)\n", static_cast<unsigned long long>(expected));
     return 1;
