@@ -51,6 +51,19 @@ Result<SqliteDatabase> SqliteDatabase::create_for_bulk_load(const std::string& p
   return result;
 }
 
+namespace {
+// The defences both ways of opening a database made elsewhere share.
+void defend(sqlite3* db) {
+  int ignored = 0;
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &ignored);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &ignored);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, &ignored);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, &ignored);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, 0, &ignored);
+}
+}  // namespace
+
 Result<SqliteDatabase> SqliteDatabase::open_untrusted(const std::string& path) {
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | open_flags(), nullptr);
@@ -60,15 +73,23 @@ Result<SqliteDatabase> SqliteDatabase::open_untrusted(const std::string& path) {
   // Defensive settings first, before SQLite reads anything from the file's
   // schema that could run: no writes to shadow tables or the schema, no
   // functions with side effects from views, no triggers, no extensions.
-  int ignored = 0;
-  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &ignored);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &ignored);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, &ignored);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, &ignored);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, 0, &ignored);
+  defend(db);
   if (Status s = result.exec("PRAGMA trusted_schema = OFF; PRAGMA query_only = ON;"); !s.ok())
     return s.error();
+  return result;
+}
+
+Result<SqliteDatabase> SqliteDatabase::open_for_update(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | open_flags(), nullptr);
+  SqliteDatabase result(db, path);
+  if (rc != SQLITE_OK) return open_error(path, db, "cannot open the database for writing");
+  sqlite3_extended_result_codes(db, 1);
+  defend(db);
+  // A viewer may be reading it: wait a little for its lock rather than fail.
+  sqlite3_busy_timeout(db, 2000);
+  if (Status s = result.exec("PRAGMA trusted_schema = OFF;"); !s.ok()) return s.error();
+  if (sqlite3_db_readonly(db, "main") == 1) return file_error(path, "the database is read-only");
   return result;
 }
 

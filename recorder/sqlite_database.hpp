@@ -13,6 +13,8 @@
 //     defensive settings on (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema off,
 //     no triggers, no extension loading). Whether it is a Skein database is
 //     store_schema.hpp's question.
+//   - open_for_update(): the same defences, read-write, for adding a table
+//     of results to a database that has already been checked.
 //
 // Every statement is prepared (exec() prepares each statement of a script
 // in turn); nothing is built by pasting values into SQL text.
@@ -40,6 +42,10 @@ class SqliteDatabase {
                                                                    int page_size = 16384);
   // Opens an existing database read-only, defensively.
   [[nodiscard]] static Result<SqliteDatabase> open_untrusted(const std::string& path);
+  // Opens an existing database for small writes beside what it holds (the
+  // lints' `anomalies` table), with the same defensive settings as
+  // open_untrusted() and a short busy timeout. Fails on a read-only file.
+  [[nodiscard]] static Result<SqliteDatabase> open_for_update(const std::string& path);
 
   SqliteDatabase(SqliteDatabase&& other) noexcept;
   SqliteDatabase& operator=(SqliteDatabase&& other) noexcept;

@@ -13,6 +13,7 @@
 #include <source_location>
 #include <vector>
 
+#include "runtime/bind.hpp"  // root_of
 #include "runtime/cancel_ops.hpp"
 #include "runtime/input_link.hpp"
 #include "runtime/promise.hpp"

@@ -8,8 +8,14 @@
 namespace skein::cli {
 
 int run_check(const QStringList& args);
+int run_export(const QStringList& args);
 int run_import(const QStringList& args);
 int run_info(const QStringList& args);
+int run_lint(const QStringList& args);
 int run_summary(const QStringList& args);
+int run_render(const QStringList& args);
+// `skein render` runs under a QGuiApplication (text needs one): main() hands
+// it the whole command line before making its QCoreApplication.
+int render_main(int argc, char** argv);
 
 }  // namespace skein::cli

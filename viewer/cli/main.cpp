@@ -19,9 +19,14 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"check", "validate a Skein trace: record counts, threads, time span, errors", skein::cli::run_check},
+    {"export", "write a trace as Chrome JSON (Perfetto), folded stacks or Skein's own format",
+     skein::cli::run_export},
     {"import", "import traces (Skein, MirageOS sexp, CTF) into trace databases", skein::cli::run_import},
     {"info", "describe a trace database (or a trace, through its cache)", skein::cli::run_info},
+    {"lint", "diagnose missing notifications, lost wake-ups, unread failures, blocked loops",
+     skein::cli::run_lint},
     {"summary", "threads grouped by label, kind or site, like strace -c", skein::cli::run_summary},
+    {"render", "draw a trace's timeline to a PNG or SVG file", skein::cli::run_render},
 };
 
 std::string general_help() {
@@ -43,6 +48,7 @@ std::string general_help() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "render") return skein::cli::render_main(argc, argv);
   QCoreApplication app(argc, argv);
   QCoreApplication::setApplicationName(QStringLiteral("skein"));
   QCoreApplication::setApplicationVersion(QStringLiteral(SKEIN_VERSION));

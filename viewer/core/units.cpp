@@ -40,4 +40,22 @@ std::string format_duration_ns(std::int64_t ns) {
   return buf;
 }
 
+std::optional<std::int64_t> parse_duration_ns(std::string_view text) {
+  const std::string s(text);
+  char* end = nullptr;
+  const double value = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || !(value >= 0)) return std::nullopt;
+  std::string_view unit(end);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  double scale = 0;
+  if (unit == "ns") scale = 1;
+  else if (unit == "us" || unit == "µs") scale = 1e3;
+  else if (unit == "ms") scale = 1e6;
+  else if (unit == "s") scale = 1e9;
+  else return std::nullopt;
+  const double ns = value * scale;
+  if (ns > 9.2e18) return std::nullopt;
+  return static_cast<std::int64_t>(std::llround(ns));
+}
+
 }  // namespace skein

@@ -1,0 +1,214 @@
+// render_bench.cpp — the viewer's speed (Part 6): frames of the timeline
+// rendered offscreen into a 1600x900 QImage with the painter skein-view
+// uses, on generated traces (samples/synthetic, imported with the store) of
+// 1,000,000 and 10,000,000 records.
+//
+// Targets on the 2-core reference machine:
+//   - median frame <= 16 ms at each of five zoom levels, log-spaced from
+//     the whole trace down to a 1 µs window (nine frames per level, panned
+//     across the trace; each frame refolds its rows as the widget does);
+//   - opening the imported 1,000,000-record database to its first frame
+//     <= 1.5 s (open and check the store, read the timeline, compute and
+//     cache the layout, draw), median of three cold opens (the layout cache
+//     dropped before each); the cached reopen is shown for information;
+//   - resident memory after opening and drawing <= 150 MB + 100 bytes per
+//     record.
+// The trace is generated and imported in a child process, so the parent's
+// memory is the viewer's alone.
+//
+// Usage: render_bench [MAX_RECORDS] (default 10,000,000).
+// SKEIN_RENDER_BENCH_KEEP=PREFIX keeps the generated databases for reuse.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QGuiApplication>
+#include <QPainter>
+#include <sqlite3.h>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "recorder/trace_import.hpp"
+#include "recorder/trace_writer.hpp"
+#include "samples/synthetic/synthetic_trace.hpp"
+#include "tests/bench/bench_report.hpp"
+#include "viewer/core/timeline_data.hpp"
+#include "viewer/core/units.hpp"
+#include "viewer/render/timeline_image.hpp"
+#include "viewer/render/timeline_painter.hpp"
+
+using namespace skein;
+using skein::bench::median;
+using skein::bench::seconds_since;
+
+namespace {
+
+constexpr int kWidth = 1600;
+constexpr int kHeight = 900;
+constexpr int kLevels = 5;
+constexpr int kFramesPerLevel = 9;
+
+struct Size {
+  std::uint64_t records;
+  const char* name;
+};
+constexpr Size kSizes[] = {{1'000'000, "1M"}, {10'000'000, "10M"}};
+
+// Generates and imports a trace of about `records` records into `db`, in a
+// child process (the generator holds every record in memory).
+void make_database(const std::string& db, std::uint64_t records) {
+  const pid_t child = fork();
+  if (child == 0) {
+    const std::string trace = db + ".sexp";
+    samples::SyntheticOptions options;
+    options.records = records;
+    {
+      const auto generated = samples::synthetic_trace(options);
+      auto writer = TraceWriter::create(trace);
+      if (!writer) _exit(2);
+      writer.value().write_header(samples::synthetic_header(options));
+      for (const auto& r : generated) writer.value().write(r);
+      if (!writer.value().finish().ok()) _exit(2);
+    }
+    ImportOptions import;
+    import.sync = false;
+    const ImportResult result = import_trace(trace, db, import);
+    std::remove(trace.c_str());
+    if (!result.ok()) {
+      std::fprintf(stderr, "%s\n", result.error.to_string().c_str());
+      _exit(2);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "render_bench: generating %s failed\n", db.c_str());
+    std::exit(2);
+  }
+}
+
+void drop_layout_cache(const std::string& db) {
+  const std::string command = "DROP TABLE IF EXISTS layout_v1";
+  sqlite3* handle = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK)
+    sqlite3_exec(handle, command.c_str(), nullptr, nullptr, nullptr);
+  sqlite3_close_v2(handle);
+}
+
+double resident_mb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0;
+}
+
+struct Opened {
+  std::unique_ptr<TimelineData> data;
+  double seconds = 0;
+};
+
+Opened open_and_draw(const std::string& db) {
+  Opened o;
+  const auto start = std::chrono::steady_clock::now();
+  auto store = TraceStore::open(db);
+  if (!store) {
+    std::fprintf(stderr, "%s\n", store.error().to_string().c_str());
+    std::exit(2);
+  }
+  auto data = load_timeline(store.value());
+  if (!data) {
+    std::fprintf(stderr, "%s\n", data.error().to_string().c_str());
+    std::exit(2);
+  }
+  o.data = std::make_unique<TimelineData>(std::move(data).value());
+  TimelineViewState view;
+  view.fit(*o.data, kWidth);
+  view.refold(*o.data, kWidth);
+  const QImage frame = render_timeline_image(*o.data, view, kWidth, kHeight);
+  o.seconds = seconds_since(start);
+  if (frame.isNull()) std::exit(2);
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::uint64_t max_records = argc > 1 ? std::stoull(argv[1]) : 10'000'000;
+  // SKEIN_RENDER_BENCH_KEEP=PREFIX keeps the databases (PREFIX-1M.db...)
+  // and reuses them on the next run: for profiling the viewer alone.
+  const QByteArray keep = qgetenv("SKEIN_RENDER_BENCH_KEEP");
+  const std::string folder = keep.isEmpty() ? "render-bench-" + std::to_string(getpid()) : keep.toStdString();
+  std::vector<std::pair<Size, std::string>> databases;
+  // Every database is made before Qt starts: fork() and threads do not mix.
+  for (const Size& s : kSizes) {
+    if (s.records > max_records) continue;
+    const std::string db = folder + "-" + s.name + ".db";
+    if (keep.isEmpty() || access(db.c_str(), R_OK) != 0) {
+      std::fprintf(stderr, "  generating and importing %s records...\n", s.name);
+      make_database(db, s.records);
+    }
+    databases.emplace_back(s, db);
+  }
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QGuiApplication app(argc, argv);
+
+  bench::Table table("viewer rendering (1600x900 offscreen frames of generated traces), medians");
+  for (const auto& [size, db] : databases) {
+    // Opening: cold (no layout cache) three times, then cached once.
+    std::vector<double> cold;
+    Opened opened;
+    for (int run = 0; run < 3; ++run) {
+      drop_layout_cache(db);
+      opened = open_and_draw(db);
+      cold.push_back(opened.seconds);
+    }
+    const double cached = open_and_draw(db).seconds;
+    opened = open_and_draw(db);
+    const TimelineData& data = *opened.data;
+    const bool judged_open = size.records == 1'000'000;
+    table.add({std::string("open to first frame, ") + size.name + ", cold", bench::fixed(median(cold) * 1e3, 0, "ms"),
+               judged_open ? "<= 1500 ms" : "", !judged_open || median(cold) <= 1.5});
+    table.add({std::string("open to first frame, ") + size.name + ", layout cached", bench::fixed(cached * 1e3, 0, "ms"),
+               "", true});
+
+    // Frames at five zoom levels, log-spaced from the whole trace to 1 µs.
+    const double whole = double(std::max<TimeNs>(1, data.end_time - data.first_time));
+    for (int level = 0; level < kLevels; ++level) {
+      const double window = whole * std::pow(1e3 / whole, double(level) / (kLevels - 1));
+      std::vector<double> frames;
+      TimelineViewState view;
+      // One image reused frame after frame, as a widget reuses its backing store.
+      QImage frame(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
+      const TimelineGeometry geometry(kWidth, kHeight, data);
+      for (int k = 0; k < kFramesPerLevel; ++k) {
+        // Panned across the trace: windows centred at 5%, 15%, ... 85%.
+        const double centre = double(data.first_time) + whole * (0.05 + 0.1 * k);
+        const double from = std::max(double(data.first_time), centre - window / 2);
+        const auto start = std::chrono::steady_clock::now();
+        view.mapping.fit(from, from + window, kWidth);
+        view.refold(data, kWidth);
+        QPainter painter(&frame);
+        paint_timeline(painter, data, view, geometry);
+        painter.end();
+        frames.push_back(seconds_since(start));
+      }
+      const double ms = median(frames) * 1e3;
+      table.add({std::string("frame, ") + size.name + ", window " +
+                     format_duration_ns(static_cast<std::int64_t>(std::llround(window))),
+                 bench::fixed(ms, 1, "ms"), "<= 16 ms", ms <= 16});
+    }
+
+    const double rss = resident_mb();
+    const double budget = 150 + 100.0 * double(size.records) / 1e6;
+    char target[64];
+    std::snprintf(target, sizeof target, "<= %.0f MB", budget);
+    table.add({std::string("resident memory, ") + size.name, bench::fixed(rss, 0, "MB"), target, rss <= budget});
+    opened.data.reset();
+    if (keep.isEmpty()) std::remove(db.c_str());
+  }
+  return table.print() ? 0 : 1;
+}

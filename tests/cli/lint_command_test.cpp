@@ -1,0 +1,147 @@
+// lint_command_test.cpp — `skein lint DB|TRACE`: the text and JSON output,
+// --rules, --block-ms, exit codes 0/1/2, and the findings stored in the
+// database (the cache of a TRACE, or the DB given) unless --no-store. What
+// each rule finds is tested in tests/viewer/*; here, that the command reads
+// the right trace and options and writes what it promises.
+#include <catch2/catch.hpp>
+
+#include "tests/support/store_query.hpp"
+#include "tests/support/subprocess.hpp"
+
+using skein::test::query;
+using skein::test::run_process;
+using skein::test::TempDir;
+
+namespace {
+
+const std::string kSkein = SKEIN_CLI_PATH;
+
+// Thread 1 ("worker") fails and nobody reads it; thread 2 is pending at
+// the clean end; nothing else is wrong.
+const std::string kTrace =
+    "(skein-trace 1)\n"
+    "(spawn 1000 1 0 async)\n"
+    "(label 1100 1 \"worker\")\n"
+    "(resolve 2000 1 1 fail \"Not_found\")\n"
+    "(spawn 3000 2 0 wait)\n"
+    "(end 4000)\n";
+
+const std::string kClean =
+    "(skein-trace 1)\n"
+    "(spawn 1000 1 0 wait)\n"
+    "(resolve 2000 1 0 ok)\n"
+    "(end 3000)\n";
+
+}  // namespace
+
+TEST_CASE("skein lint: text output, findings stored in the trace's cache") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, kTrace);
+  const auto r = run_process({kSkein, "lint", trace});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out ==
+        "unread-failure: 1 finding (error)\n"
+        "  0.002000 ms  thread 1 \"worker\"  from thread 1 \"worker\"  event 3\n"
+        "    thread 1 failed (Not_found) and no other thread read its outcome\n"
+        "\n"
+        "pending-at-end: 1 finding (warning)\n"
+        "  (no site):\n"
+        "    0.003000 ms  thread 2  event 4\n"
+        "      thread 2 is still pending at the end (0.004000 ms); waits on nothing recorded\n"
+        "\n"
+        "2 findings (rules: missing-notification, unread-failure, pending-at-end, late-notify, "
+        "blocking-activation, self-wake)\n");
+  CHECK(query(trace + ".skein.db", "SELECT rule, thread FROM anomalies ORDER BY id") ==
+        "unread-failure|1\npending-at-end|2\n");
+  // The cache with its anomalies is still a valid database, reused as it is.
+  const auto again = run_process({kSkein, "info", trace});
+  CHECK(again.exit_code == 0);
+  CHECK_THAT(again.out, Catch::Contains("  database     " + trace + ".skein.db (cached)\n"));
+}
+
+TEST_CASE("skein lint: --format json") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, kTrace);
+  const auto r = run_process({kSkein, "lint", "--format", "json", "--rules", "unread-failure,late-notify", trace});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out ==
+        "{\n"
+        "    \"counts\": {\n"
+        "        \"late-notify\": 0,\n"
+        "        \"unread-failure\": 1\n"
+        "    },\n"
+        "    \"findings\": [\n"
+        "        {\n"
+        "            \"event\": 3,\n"
+        "            \"from\": 1,\n"
+        "            \"group\": null,\n"
+        "            \"message\": \"thread 1 failed (Not_found) and no other thread read its outcome\",\n"
+        "            \"rule\": \"unread-failure\",\n"
+        "            \"severity\": \"error\",\n"
+        "            \"suspect\": null,\n"
+        "            \"thread\": 1,\n"
+        "            \"time_ns\": 2000\n"
+        "        }\n"
+        "    ]\n"
+        "}\n");
+}
+
+TEST_CASE("skein lint: --rules, --block-ms and a clean trace") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, kTrace);
+  const auto only = run_process({kSkein, "lint", "--rules", "late-notify", trace});
+  CHECK(only.exit_code == 0);
+  CHECK(only.out == "0 findings (rules: late-notify)\n");
+  const std::string clean = dir.file("clean.sexp");
+  skein::test::write_file(clean, kClean);
+  const auto ok = run_process({kSkein, "lint", clean});
+  CHECK(ok.exit_code == 0);
+  CHECK_THAT(ok.out, Catch::StartsWith("0 findings"));
+  const std::string blocked = dir.file("blocked.sexp");
+  skein::test::write_file(blocked,
+                          "(skein-trace 1)\n(spawn 0 1 0 fiber)\n(switch 1000 1)\n(switch 3001000 -1)\n(end 3002000)\n");
+  CHECK(run_process({kSkein, "lint", "--rules", "blocking-activation", blocked}).exit_code == 0);
+  const auto low = run_process({kSkein, "lint", "--rules", "blocking-activation", "--block-ms", "2.5", blocked});
+  CHECK(low.exit_code == 1);
+  CHECK_THAT(low.out, Catch::Contains("thread 1 ran 3.000 ms (threshold 2.500 ms)"));
+}
+
+TEST_CASE("skein lint: a database given is written, unless --no-store") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, kTrace);
+  const std::string db = dir.file("t.db");
+  REQUIRE(run_process({kSkein, "import", trace, "-o", db}).exit_code == 0);
+  CHECK(run_process({kSkein, "lint", "--no-store", db}).exit_code == 1);
+  CHECK(query(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'anomalies'") == "0\n");
+  CHECK(run_process({kSkein, "lint", db}).exit_code == 1);
+  CHECK(query(db, "SELECT count(*) FROM anomalies") == "2\n");
+  // Running one rule again replaces that rule's rows only.
+  CHECK(run_process({kSkein, "lint", "--rules", "unread-failure", db}).exit_code == 1);
+  CHECK(query(db, "SELECT rule, count(*) FROM anomalies GROUP BY rule ORDER BY rule") ==
+        "pending-at-end|1\nunread-failure|1\n");
+}
+
+TEST_CASE("skein lint: usage and input errors exit 2") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, kTrace);
+  CHECK(run_process({kSkein, "lint"}).exit_code == 2);
+  const auto rules = run_process({kSkein, "lint", "--rules", "bogus", trace});
+  CHECK(rules.exit_code == 2);
+  CHECK_THAT(rules.err, Catch::StartsWith("skein lint: unknown rule 'bogus'; the rules are missing-notification, "));
+  const auto format = run_process({kSkein, "lint", "--format", "xml", trace});
+  CHECK(format.exit_code == 2);
+  CHECK_THAT(format.err, Catch::StartsWith("skein lint: --format takes text or json, not 'xml'"));
+  CHECK(run_process({kSkein, "lint", "--block-ms", "-1", trace}).exit_code == 2);
+  const auto missing = run_process({kSkein, "lint", dir.file("nope.sexp")});
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("nope.sexp: cannot open"));
+  const std::string junk = dir.file("junk.txt");
+  skein::test::write_file(junk, "hello\n");
+  CHECK(run_process({kSkein, "lint", junk}).exit_code == 2);
+}

@@ -1,0 +1,277 @@
+// missing_notification_test.cpp — the `missing-notification` rule on small
+// hand-written traces: each kind of unexplained transfer and switch gives
+// exactly the expected finding, and each way a transfer is explained keeps
+// the rule silent, Skein's runtime's own golden traces included
+// (tests/runtime/*golden_test.cpp: the records real programs write).
+#include <catch2/catch.hpp>
+
+#include "tests/viewer/lint_test_support.hpp"
+
+using namespace skein;
+using skein::test::lint_lines;
+using skein::test::lint_trace;
+
+namespace {
+
+const std::vector<LintRuleId> kRule = {LintRuleId::missing_notification};
+
+// A golden test's lines ("spawn 1 0 wait") as a trace, one record each
+// 1000 ns apart, ended cleanly.
+std::string golden_trace(const std::vector<std::string>& lines) {
+  std::string out = "(skein-trace 1)\n";
+  TimeNs t = 1000;
+  for (const std::string& l : lines) {
+    const auto space = l.find(' ');
+    const std::string head = l.substr(0, space);
+    const std::string rest = space == std::string::npos ? std::string() : l.substr(space);
+    out += "(" + head + " " + std::to_string(t) + rest + ")\n";
+    t += 1000;
+  }
+  return out + "(end " + std::to_string(t) + ")\n";
+}
+
+}  // namespace
+
+TEST_CASE("missing-notification: a read of a thread nobody resolved") {
+  // Thread 3 (a fiber) runs and should have resolved 1 (it notifies it);
+  // 2's callback then reads 1 inside 3's activation.
+  const std::string trace =
+      "(skein-trace 1)\n"
+      "(spawn 1000 1 0 wait)\n"
+      "(spawn 2000 2 0 bind)\n"
+      "(wait 3000 2 1)\n"
+      "(spawn 4000 3 0 fiber)\n"
+      "(switch 5000 -1)\n"
+      "(switch 6000 3)\n"
+      "(notify 7000 3 1 mailbox)\n"
+      "(read 8000 2 1)\n"
+      "(resolve 9000 2 2 ok)\n"
+      "(switch 10000 -1)\n"
+      "(end 11000)\n";
+  const LintReport report = lint_trace(trace, kRule);
+  CHECK(test::finding_lines(report.findings) ==
+        "missing-notification error 8000 t=2 from=3 suspect=3 event=8\n");
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].message ==
+        "thread 2 took control from thread 3 at its read of thread 1 with no recorded cause: thread 1 was not "
+        "resolved since the last switch, it was not notified since it last ran, and no callback it called returns "
+        "to it");
+  CHECK(report.counts[0] == 1);
+  // With the resolve that was missing, nothing is reported.
+  std::string complete = trace;
+  complete.replace(complete.find("(read 8000"), 0, "(resolve 7500 1 3 ok)\n");
+  CHECK(lint_lines(complete, kRule) == "");
+}
+
+TEST_CASE("missing-notification: a switch to a thread that nothing woke") {
+  // Fiber 1 waits on 2 and is switched to again although nobody notified
+  // it or resolved 2; its first record does not show a cause either.
+  const std::string trace =
+      "(skein-trace 1)\n"
+      "(spawn 1000 1 0 fiber)\n"
+      "(spawn 1100 4 0 fiber)\n"
+      "(switch 2000 -1)\n"
+      "(switch 3000 1)\n"
+      "(spawn 4000 2 1 wait)\n"
+      "(wait 5000 1 2)\n"
+      "(switch 6000 -1)\n"
+      "(switch 7000 4)\n"
+      "(notify 7500 4 2 mailbox)\n"
+      "(switch 8000 -1)\n"
+      "(switch 9000 1)\n"
+      "(resolve 10000 2 1 ok)\n"
+      "(end 11000)\n";
+  CHECK(lint_lines(trace, kRule) == "missing-notification error 9000 t=1 from=-1 suspect=4 event=11\n");
+
+  SECTION("silent once the wake-up is there: a notify of the thread") {
+    std::string complete = trace;
+    complete.replace(complete.find("(switch 9000 1)"), 0, "(notify 8500 -1 1 io)\n");
+    CHECK(lint_lines(complete, kRule) == "");
+  }
+  SECTION("silent when an input it waits on was resolved since it ran") {
+    std::string complete = trace;
+    complete.replace(complete.find("(notify 7500"), 0, "(resolve 7200 2 4 ok)\n");
+    CHECK(lint_lines(complete, kRule) == "");
+  }
+  SECTION("a switch whose verdict waits: control leaving the thread before it records anything") {
+    std::string cut = trace;
+    cut.replace(cut.find("(resolve 10000"), std::string("(resolve 10000 2 1 ok)\n").size(), "(switch 9500 -1)\n");
+    CHECK(lint_lines(cut, kRule) == "missing-notification error 9000 t=1 from=-1 suspect=4 event=11\n");
+  }
+  SECTION("traces with no notify record at all are not checked at switches") {
+    std::string no_notify = trace;
+    no_notify.replace(no_notify.find("(notify 7500 4 2 mailbox)"), 25, "(label 7500 4 \"idle\")");
+    CHECK(lint_lines(no_notify, kRule) == "");
+  }
+}
+
+TEST_CASE("missing-notification: a switch explained by the input the thread reads first") {
+  // The runtime's run() switches back to the main thread, which then reads
+  // what it was waiting for, without a wait record of its own.
+  const std::string trace =
+      "(skein-trace 1)\n"
+      "(spawn 1000 1 0 wait)\n"
+      "(notify 2000 0 1 mailbox)\n"
+      "(resolve 3000 1 0 ok)\n"
+      "(switch 4000 -1)\n"
+      "(switch 5000 0)\n"
+      "(read 6000 0 1)\n"
+      "(end 7000)\n";
+  CHECK(lint_lines(trace, kRule) == "");
+  std::string other = trace;
+  other.replace(other.find("(read 6000 0 1)"), 15, "(spawn 6000 2 0 task)");
+  CHECK(lint_lines(other, kRule) == "missing-notification error 5000 t=0 from=-1 suspect=none event=5\n");
+}
+
+TEST_CASE("missing-notification: a new thread starts at once unless it waits for an input") {
+  const std::string async_thread =
+      "(skein-trace 1)\n"
+      "(spawn 1000 1 0 async)\n"
+      "(label 1500 1 \"worker\")\n"
+      "(resolve 2000 1 1 ok)\n"
+      "(spawn 3000 2 0 task)\n"
+      "(end 4000)\n";
+  CHECK(lint_lines(async_thread, kRule) == "");
+  std::string bind_thread = async_thread;
+  bind_thread.replace(bind_thread.find("async"), 5, "bind");
+  CHECK(lint_lines(bind_thread, kRule) == "missing-notification error 2000 t=1 from=0 suspect=0 event=3\n");
+}
+
+TEST_CASE("missing-notification: notified threads, returns and merges are explained") {
+  const std::string trace =
+      "(skein-trace 1)\n"
+      "(spawn 1000 1 0 task)\n"
+      "(spawn 1050 5 0 task)\n"
+      "(spawn 1100 2 0 bind)\n"
+      "(wait 1200 2 1)\n"
+      "(resolve 2000 1 0 ok)\n"
+      "(read 3000 2 1)\n"          // a callback inside 0's resolve
+      "(spawn 4000 3 2 task)\n"
+      "(spawn 4500 7 2 bind)\n"
+      "(wait 4600 7 1)\n"
+      "(merge 5000 2 3)\n"
+      "(spawn 6000 4 3 task)\n"     // 3 acts: 2, which merged into it, has control
+      "(notify 7000 3 5 mailbox)\n"
+      "(resolve 8000 4 5 ok)\n"     // 5 acts: it was notified
+      "(spawn 9000 6 0 task)\n"     // 0 gets control back
+      "(end 10000)\n";
+  CHECK(lint_lines(trace, kRule) == "");
+  std::string no_merge = trace;
+  no_merge.erase(no_merge.find("(merge 5000 2 3)\n"), 17);
+  CHECK(lint_lines(no_merge, kRule) == "missing-notification error 6000 t=3 from=2 suspect=2 event=10\n");
+  std::string no_notify = trace;
+  no_notify.erase(no_notify.find("(notify 7000 3 5 mailbox)\n"), 26);
+  CHECK(lint_lines(no_notify, kRule) == "missing-notification error 8000 t=5 from=3 suspect=3 event=12\n");
+}
+
+TEST_CASE("missing-notification: the runtime's golden traces are complete") {
+  const std::vector<std::vector<std::string>> goldens = {
+      {"spawn 1 0 wait", "spawn 2 0 bind", "wait 2 1", "resolve 1 0 ok", "read 2 1", "resolve 2 2 ok",
+       "switch -1", "switch 0", "read 0 2"},
+      {"spawn 1 0 wait", "spawn 2 0 wait", "spawn 3 0 bind", "wait 3 1", "resolve 1 0 ok", "read 3 1",
+       "merge 3 2", "resolve 2 0 ok", "label 2 \"b\""},
+      {"spawn 1 0 wait", "spawn 2 0 map", "wait 2 1", "spawn 3 0 map", "wait 3 2", "resolve 1 0 ok", "read 2 1",
+       "resolve 2 2 ok", "wait 0 3", "switch -1", "switch 3", "read 3 2", "resolve 3 3 ok", "switch -1",
+       "switch 0", "read 0 3"},
+      {"spawn 1 0 pause", "spawn 2 0 bind", "wait 2 1", "wait 0 2", "switch -1", "notify -1 1 yield",
+       "resolve 1 -1 ok", "read 2 1", "resolve 2 2 ok", "switch -1", "switch 0", "read 0 2"},
+      {"spawn 1 0 pause", "spawn 2 0 bind", "wait 2 1", "wait 0 2", "switch -1", "notify -1 1 yield",
+       "resolve 1 -1 ok", "read 2 1", "spawn 3 2 pause", "spawn 4 2 bind", "wait 4 3", "merge 2 4", "switch -1",
+       "notify -1 3 yield", "resolve 3 -1 ok", "read 4 3", "resolve 4 4 ok", "switch -1", "switch 0",
+       "read 0 4"},
+      {"spawn 1 0 sleep", "spawn 2 0 bind", "wait 2 1", "wait 0 2", "switch -1", "idle", "notify -1 1 timer",
+       "resolve 1 -1 ok", "read 2 1", "resolve 2 2 ok", "switch -1", "switch 0", "read 0 2"},
+      {"spawn 1 0 wait", "spawn 2 0 wait", "spawn 3 0 join", "wait 3 1", "wait 3 2", "resolve 2 0 ok",
+       "read 3 2", "resolve 1 0 ok", "read 3 1", "resolve 3 3 ok"},
+      {"spawn 1 0 async", "resolve 1 1 fail", "label 0 \"main\""},
+      {"spawn 1 0 mailbox", "spawn 2 0 map", "wait 2 1", "notify 0 1 mailbox", "resolve 1 0 ok", "wait 0 2",
+       "switch -1", "switch 2", "read 2 1", "resolve 2 2 ok", "switch -1", "switch 0", "read 0 2"},
+      {"spawn 1 0 mailbox", "spawn 2 0 bind", "wait 2 1", "spawn 3 0 pause", "spawn 4 0 bind", "wait 4 3",
+       "spawn 5 0 join", "wait 5 2", "wait 5 4", "wait 0 5", "switch -1", "notify -1 3 yield", "resolve 3 -1 ok",
+       "read 4 3", "notify 4 1 mailbox", "resolve 1 4 ok", "read 2 1", "resolve 2 2 ok", "read 5 2",
+       "resolve 4 4 ok", "read 5 4", "resolve 5 5 ok", "switch -1", "switch 0", "read 0 5"},
+      {"spawn 1 0 condition", "spawn 2 0 pause", "spawn 3 0 map", "wait 3 2", "spawn 4 0 map", "wait 4 1",
+       "spawn 5 0 join", "wait 5 4", "wait 5 3", "wait 0 5", "switch -1", "notify -1 2 yield", "resolve 2 -1 ok",
+       "read 3 2", "notify 3 1 condition", "resolve 1 3 ok", "read 4 1", "resolve 4 4 ok", "read 5 4",
+       "resolve 3 3 ok", "read 5 3", "resolve 5 5 ok", "switch -1", "switch 0", "read 0 5"},
+  };
+  for (const auto& lines : goldens) {
+    const std::string trace = golden_trace(lines);
+    INFO(trace);
+    CHECK(lint_lines(trace, kRule) == "");
+  }
+}
+
+TEST_CASE("missing-notification: FORMAT.md's example trace is complete") {
+  const std::string trace =
+      "(skein-trace 1 (process \"blockread\") (pid 4242) (origin-unix-ns 1764409200123456789))\n"
+      "(site 0 \"samples/blockread/blockread.cpp\" 41 \"blkfront_poll\")\n"
+      "(spawn 1200 1 0 task 0)\n"
+      "(label 1250 1 \"blkfront.poll\")\n"
+      "(spawn 1300 2 0 bind)\n"
+      "(wait 1320 2 1)\n"
+      "(switch 1400 -1)\n"
+      "(idle 1410)\n"
+      "(notify 52000 -1 1 io)\n"
+      "(switch 52010 1)\n"
+      "(resolve 52100 1 1 ok)\n"
+      "(read 52120 2 1)\n"
+      "(resolve 52200 2 2 fail \"Failure \\\"short read\\\"\")\n"
+      "(end 60000)\n";
+  CHECK(lint_lines(trace, kRule) == "");
+}
+
+TEST_CASE("missing-notification: a fiber started by a switch gives control back to its starter") {
+  // As the runtime records it (samples/styles): main spawns a fiber and
+  // switches to it; the fiber blocks and control switches straight back.
+  const std::string trace =
+      "(skein-trace 1)\n"
+      "(spawn 1000 16 0 fiber)\n"
+      "(switch 2000 16)\n"
+      "(spawn 3000 17 16 sleep)\n"
+      "(spawn 3100 18 16 map)\n"
+      "(wait 3200 18 17)\n"
+      "(wait 3300 16 18)\n"
+      "(switch 4000 0)\n"
+      "(wait 4100 0 16)\n"
+      "(switch 5000 -1)\n"
+      "(idle 5100)\n"
+      "(notify 9000 -1 17 timer)\n"
+      "(resolve 9100 17 -1 ok)\n"
+      "(read 9200 18 17)\n"
+      "(resolve 9300 18 18 ok)\n"
+      "(switch 9400 -1)\n"
+      "(switch 9500 16)\n"
+      "(read 9600 16 18)\n"
+      "(end 10000)\n";
+  CHECK(lint_lines(trace, kRule) == "");
+  // The link is used up: a second direct switch back to 0 needs a cause.
+  std::string again = trace;
+  again.replace(again.find("(end 10000)"), 0, "(switch 9700 0)\n(spawn 9800 19 0 task)\n");
+  CHECK(lint_lines(again, kRule) == "missing-notification error 9700 t=0 from=16 suspect=16 event=18\n");
+}
+
+TEST_CASE("missing-notification: with wait records, a read of a thread nothing resolved") {
+  // The reader already has control (a callback chain), so no transfer is
+  // missed; but in a trace that records waits a read consumes an outcome.
+  const std::string trace =
+      "(skein-trace 1)\n"
+      "(spawn 1000 1 0 wait)\n"
+      "(spawn 1100 2 0 wait)\n"
+      "(spawn 1200 3 0 bind)\n"
+      "(wait 1300 3 1)\n"
+      "(resolve 2000 1 0 ok)\n"
+      "(read 3000 3 1)\n"
+      "(read 4000 3 2)\n"
+      "(resolve 5000 3 3 ok)\n"
+      "(end 6000)\n";
+  const LintReport report = lint_trace(trace, kRule);
+  CHECK(test::finding_lines(report.findings) == "missing-notification error 4000 t=3 from=3 suspect=0 event=7\n");
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].message == "thread 3 read thread 2, which no record resolved");
+  // Without wait records (as in the 2014 MirageOS traces, whose reads also
+  // look at pending threads) it is not checked.
+  std::string no_waits = trace;
+  no_waits.erase(no_waits.find("(wait 1300 3 1)\n"), 16);
+  CHECK(lint_lines(no_waits, kRule) == "");
+}

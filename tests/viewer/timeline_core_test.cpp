@@ -1,0 +1,241 @@
+// timeline_core_test.cpp — the widget-free parts of the timeline: the
+// time<->pixel mapping (zoom keeps the time under the pointer), the ruler's
+// divisions and caption, duration parsing for `skein render`, and
+// load_timeline() on a small trace imported for real, with its layout cache
+// written on the first load and used on the second.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sqlite3.h>
+
+#include "recorder/trace_import.hpp"
+#include "viewer/core/layout_cache.hpp"
+#include "viewer/core/time_mapping.hpp"
+#include "viewer/core/time_ruler.hpp"
+#include "viewer/core/timeline_data.hpp"
+#include "viewer/core/units.hpp"
+
+using namespace skein;
+
+TEST_CASE("time mapping: x and t are inverse, zoom keeps the time under the pointer", "[timeline]") {
+  TimeMapping m = TimeMapping::fitted(1000, 11000, 1000);
+  CHECK(m.ns_per_px == Approx(10));
+  CHECK(m.x_of(1000) == Approx(0));
+  CHECK(m.x_of(11000) == Approx(1000));
+  CHECK(m.t_of(250) == Approx(3500));
+  const double before = m.t_of(300);
+  m.zoom_at(300, 4);
+  CHECK(m.ns_per_px == Approx(2.5));
+  CHECK(m.t_of(300) == Approx(before));
+  m.zoom_at(10, 0.5);
+  CHECK(m.ns_per_px == Approx(5));
+  m.pan_px(100);
+  CHECK(m.t_of(100) == Approx(m.t_of(0) + 500));
+  m.zoom_at(0, 1e30);
+  CHECK(m.ns_per_px == Approx(TimeMapping::kMinNsPerPx));
+}
+
+TEST_CASE("ruler: 1-2-5 divisions at least the minimum width, units that fit", "[timeline]") {
+  CHECK(ruler_step_ns(1, 90) == 100);
+  CHECK(ruler_step_ns(2, 90) == 200);
+  CHECK(ruler_step_ns(3, 90) == 500);
+  CHECK(ruler_step_ns(10'000, 90) == 1'000'000);
+  const TimeMapping m = TimeMapping::fitted(5'000'000, 5'000'000 + 12'000'000, 1200);  // 10 µs a pixel
+  const TimeRuler r = make_ruler(m, 1200, 5'000'000);
+  CHECK(r.step_ns == 1'000'000);
+  CHECK(r.caption == "each division: 1 ms");
+  REQUIRE(r.ticks.size() == 13);
+  CHECK(r.ticks[0].x == Approx(0));
+  CHECK(r.ticks[0].label == "0 ms");
+  CHECK(r.ticks[3].label == "3 ms");
+  CHECK(r.ticks[3].x == Approx(300));
+  CHECK(format_ruler_time(125'200'000, 200'000) == "125.2 ms");
+  CHECK(format_ruler_time(1'500, 500) == "1.5 µs");
+  CHECK(format_ruler_time(1'500'000'000, 500'000'000) == "1.5 s");
+  CHECK(format_ruler_time(3'000'000, 1'000'000) == "3 ms");
+  CHECK(format_ruler_time(-2'000, 1'000) == "-2 µs");
+}
+
+TEST_CASE("durations with units parse to nanoseconds", "[timeline]") {
+  CHECK(parse_duration_ns("125ms") == 125'000'000);
+  CHECK(parse_duration_ns("1.5s") == 1'500'000'000);
+  CHECK(parse_duration_ns("300us") == 300'000);
+  CHECK(parse_duration_ns("300µs") == 300'000);
+  CHECK(parse_duration_ns("42ns") == 42);
+  CHECK(parse_duration_ns("2 ms") == 2'000'000);
+  CHECK_FALSE(parse_duration_ns("12"));
+  CHECK_FALSE(parse_duration_ns("ms"));
+  CHECK_FALSE(parse_duration_ns("-1ms"));
+  CHECK_FALSE(parse_duration_ns("3 parsecs"));
+}
+
+namespace {
+
+// Thread 1 fails, 2 reads it, 3 merges into 4, 5 is pending at the end.
+const char* const kTrace = R"((skein-trace 1 (process "t"))
+(spawn 1000 1 0 task)
+(label 1010 1 "poll")
+(spawn 1100 2 0 bind)
+(wait 1200 2 1)
+(switch 1300 1)
+(resolve 2000 1 1 fail "boom")
+(read 2100 2 1)
+(switch 2200 2)
+(resolve 2300 2 2 ok)
+(spawn 2400 3 0 bind)
+(spawn 2500 4 3 task)
+(merge 2600 3 4)
+(notify 2700 0 4 io)
+(idle 2800)
+(switch 3000 4)
+(resolve 3100 4 4 ok)
+(counter 3200 "queue" 3)
+(gc 3300 50)
+(spawn 3400 5 0 task)
+(end 4000)
+)";
+
+struct TempStore {
+  std::filesystem::path dir;
+  std::string db;
+  TempStore() {
+    dir = std::filesystem::temp_directory_path() / ("skein-timeline-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto trace = dir / "t.sexp";
+    std::ofstream(trace) << kTrace;
+    db = (dir / "t.db").string();
+    ImportOptions options;
+    options.sync = false;
+    const ImportResult r = import_trace(trace.string(), db, options);
+    REQUIRE(r.ok());
+  }
+  ~TempStore() { std::filesystem::remove_all(dir); }
+};
+
+}  // namespace
+
+TEST_CASE("load_timeline reads threads, rows, edges, bands and counters", "[timeline]") {
+  TempStore temp;
+  auto store = TraceStore::open(temp.db);
+  REQUIRE(store.ok());
+  auto loaded = load_timeline(store.value());
+  REQUIRE(loaded.ok());
+  const TimelineData& d = loaded.value();
+  CHECK_FALSE(d.layout_from_cache);
+  CHECK(d.check_invariants());
+  CHECK(d.first_time == 1000);
+  CHECK(d.end_time == 4000);
+  REQUIRE(d.threads.size() == 6);  // 0 (implicit) and 1..5
+
+  const auto at = [&](ThreadId id) -> const TimelineThread& { return d.threads[*d.thread_index(id)]; };
+  CHECK(at(1).outcome == ThreadOutcome::fail);
+  CHECK(d.text(at(1).failure) == "boom");
+  CHECK(d.text(at(1).label) == "poll");
+  CHECK(at(5).outcome == ThreadOutcome::pending);
+  CHECK(at(5).end == 4000);
+  // The merge chain 3 -> 4 shares a row and a chain.
+  CHECK(at(3).row == at(4).row);
+  CHECK(at(3).chain == at(4).chain);
+  CHECK(d.chain_members(*d.thread_index(4)).size() == 2);
+  // Threads alive together are on different rows.
+  CHECK(at(1).row != at(2).row);
+
+  // Edges by time: spawn 1, spawn 2, wait, resolve 1, read, resolve 2, ...
+  REQUIRE(d.edges.size() == 11);
+  CHECK(d.edges[2].kind == EdgeKind::wait);
+  CHECK(d.edges[2].src == static_cast<std::int32_t>(*d.thread_index(2)));
+  CHECK(d.edges[2].dst == static_cast<std::int32_t>(*d.thread_index(1)));
+  CHECK(d.edges[4].kind == EdgeKind::read);
+  const auto notify = std::find_if(d.edges.begin(), d.edges.end(), [](auto& e) { return e.kind == EdgeKind::notify; });
+  REQUIRE(notify != d.edges.end());
+  CHECK(d.text(notify->text) == "io");
+
+  // Idle from 2800 until 4 runs at 3000; gc for 50 ns.
+  REQUIRE(d.idle.size() == 1);
+  CHECK(d.idle[0].start == 2800);
+  CHECK(d.idle[0].end == 3000);
+  REQUIRE(d.gc.size() == 1);
+  CHECK(d.gc[0].end == 3350);
+  REQUIRE(d.counters.size() == 1);
+  CHECK(d.counters[0].name == "queue");
+  CHECK(d.counters[0].values == std::vector<std::int64_t>{3});
+  CHECK(d.anomalies.empty());
+
+  // Picking: on 1's row at 1500 is 1; far from any thread on a free row is nothing.
+  CHECK(d.thread_at(at(1).row, 1500, 0) == d.thread_index(1));
+  CHECK_FALSE(d.thread_at(static_cast<std::int32_t>(d.rows.size()) + 3, 1500, 0));
+}
+
+TEST_CASE("the layout is cached in the database and read back", "[timeline]") {
+  TempStore temp;
+  std::vector<std::int32_t> first_rows;
+  {
+    auto store = TraceStore::open(temp.db);
+    REQUIRE(store.ok());
+    CHECK_FALSE(read_layout_cache(store.value(), 6));
+    auto loaded = load_timeline(store.value());
+    REQUIRE(loaded.ok());
+    CHECK_FALSE(loaded.value().layout_from_cache);
+    for (const auto& t : loaded.value().threads) first_rows.push_back(t.row);
+  }
+  auto store = TraceStore::open(temp.db);
+  REQUIRE(store.ok());  // the extra table keeps the database a valid Skein database
+  const auto cached = read_layout_cache(store.value(), 6);
+  REQUIRE(cached);
+  CHECK_FALSE(read_layout_cache(store.value(), 7));  // incomplete for 7 threads
+  auto loaded = load_timeline(store.value());
+  REQUIRE(loaded.ok());
+  CHECK(loaded.value().layout_from_cache);
+  std::vector<std::int32_t> rows;
+  for (const auto& t : loaded.value().threads) rows.push_back(t.row);
+  CHECK(rows == first_rows);
+  CHECK(loaded.value().threads[*loaded.value().thread_index(3)].chain ==
+        loaded.value().threads[*loaded.value().thread_index(4)].chain);
+}
+
+namespace {
+
+void exec_sql(const std::string& db, const char* sql) {
+  sqlite3* handle = nullptr;
+  REQUIRE(sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
+  const int rc = sqlite3_exec(handle, sql, nullptr, nullptr, nullptr);
+  sqlite3_close_v2(handle);
+  REQUIRE(rc == SQLITE_OK);
+}
+
+}  // namespace
+
+TEST_CASE("the lints' anomalies become markers, and a foreign table is ignored", "[timeline]") {
+  TempStore temp;
+  exec_sql(temp.db,
+           "CREATE TABLE anomalies(id INTEGER PRIMARY KEY, rule TEXT NOT NULL, severity TEXT NOT NULL, "
+           "time INTEGER NOT NULL, thread INTEGER NOT NULL, from_thread INTEGER, suspect INTEGER, event INTEGER, "
+           "grouping TEXT, message TEXT NOT NULL);"
+           "INSERT INTO anomalies(rule, severity, time, thread, from_thread, message) VALUES "
+           "('missing-notification', 'warning', 2500, 2, 1, 'nobody woke 2'),"
+           "('pending-at-end', 'note', 1500, 5, NULL, 'still pending');");
+  {
+    auto store = TraceStore::open(temp.db);
+    REQUIRE(store.ok());
+    auto loaded = load_timeline(store.value());
+    REQUIRE(loaded.ok());
+    const TimelineData& d = loaded.value();
+    REQUIRE(d.anomalies.size() == 2);
+    // Sorted by time.
+    CHECK(d.anomalies[0].rule == "pending-at-end");
+    CHECK(d.anomalies[0].from == -1);
+    CHECK(d.anomalies[1].rule == "missing-notification");
+    CHECK(d.anomalies[1].time == 2500);
+    CHECK(d.anomalies[1].thread == static_cast<std::int32_t>(*d.thread_index(2)));
+    CHECK(d.anomalies[1].from == static_cast<std::int32_t>(*d.thread_index(1)));
+    CHECK(d.anomalies[1].message == "nobody woke 2");
+  }
+  // A user's own table of that name, with other columns: no markers, no error.
+  exec_sql(temp.db, "DROP TABLE anomalies; CREATE TABLE anomalies(note TEXT); INSERT INTO anomalies VALUES ('mine');");
+  auto store = TraceStore::open(temp.db);
+  REQUIRE(store.ok());
+  auto loaded = load_timeline(store.value());
+  REQUIRE(loaded.ok());
+  CHECK(loaded.value().anomalies.empty());
+}

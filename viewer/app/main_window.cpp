@@ -1,0 +1,199 @@
+// main_window.cpp — see main_window.hpp.
+#include "viewer/app/main_window.hpp"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+
+#include "viewer/core/units.hpp"
+
+namespace skein {
+namespace {
+
+constexpr int kRecentCount = 8;
+const char* const kRecentKey = "recent";
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(QStringLiteral("Skein"));
+  setAcceptDrops(true);
+  timeline_ = new TimelineWidget(this);
+  setCentralWidget(timeline_);
+  status_ = new QLabel(this);
+  statusBar()->addWidget(status_, 1);
+  connect(timeline_, &TimelineWidget::view_changed, this, &MainWindow::update_status);
+  connect(timeline_, &TimelineWidget::selection_changed, this, &MainWindow::update_status);
+
+  QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+  QAction* open_action = file->addAction(QStringLiteral("&Open…"), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(
+        this, QStringLiteral("Open a trace"), QString(),
+        QStringLiteral("Traces (*.sexp *.sexp.gz *.ctf *.skein *.db);;All files (*)"));
+    if (!path.isEmpty()) open(path);
+  });
+  open_action->setShortcut(QKeySequence::Open);
+  recent_menu_ = file->addMenu(QStringLiteral("Open &Recent"));
+  file->addAction(QStringLiteral("Reopen &Last"), this, [this] {
+    const QStringList recent = QSettings().value(QLatin1String(kRecentKey)).toStringList();
+    if (!recent.isEmpty()) open(recent.first());
+  });
+  file->addSeparator();
+  QAction* quit = file->addAction(QStringLiteral("&Quit"), qApp, &QApplication::closeAllWindows);
+  quit->setShortcut(QKeySequence::Quit);
+  rebuild_recent_menu();
+
+  QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
+  view->addAction(QStringLiteral("Fit the Whole Trace\tHome"), timeline_, &TimelineWidget::fit);
+  view->addSeparator();
+  auto* folding = new QActionGroup(this);
+  const std::pair<const char*, RowFolding> modes[] = {{"Fold Quiet Rows", RowFolding::quiet},
+                                                      {"Fold Empty Rows", RowFolding::empty},
+                                                      {"Show Every Row", RowFolding::none}};
+  for (const auto& [name, mode] : modes) {
+    QAction* a = view->addAction(QString::fromLatin1(name), this, [this, m = mode] { timeline_->set_folding(m); });
+    a->setCheckable(true);
+    a->setChecked(mode == RowFolding::quiet);
+    folding->addAction(a);
+  }
+  QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
+  help->addAction(QStringLiteral("&Keys and Mouse"), this, [this] {
+    QMessageBox::information(
+        this, QStringLiteral("Keys and mouse"),
+        QStringLiteral("<table>"
+                       "<tr><td>Wheel</td><td>zoom around the pointer</td></tr>"
+                       "<tr><td>Drag</td><td>pan</td></tr>"
+                       "<tr><td>Shift-drag</td><td>zoom into a range</td></tr>"
+                       "<tr><td>W / S</td><td>zoom in / out</td></tr>"
+                       "<tr><td>A / D</td><td>pan left / right</td></tr>"
+                       "<tr><td>↑ ↓ PgUp PgDn</td><td>scroll rows</td></tr>"
+                       "<tr><td>Home</td><td>fit the whole trace</td></tr>"
+                       "<tr><td>Click</td><td>select a thread, its merge chain and its edges</td></tr>"
+                       "<tr><td>Esc</td><td>clear the selection</td></tr></table>"));
+  });
+
+  connect(&loader_, &TraceLoader::progress, this, &MainWindow::on_progress);
+  connect(&loader_, &TraceLoader::loaded, this, &MainWindow::on_loaded);
+  connect(&loader_, &TraceLoader::failed, this, &MainWindow::on_failed);
+  update_status();
+}
+
+void MainWindow::open(const QString& path) {
+  loading_path_ = path;
+  job_ = loader_.load(path);
+  if (!progress_) {
+    progress_ = new QProgressDialog(this);
+    progress_->setWindowTitle(QStringLiteral("Opening"));
+    progress_->setMinimumDuration(300);
+    progress_->setAutoClose(false);
+    progress_->setAutoReset(false);
+    connect(progress_, &QProgressDialog::canceled, &loader_, &TraceLoader::cancel);
+  }
+  progress_->setLabelText(QStringLiteral("Opening %1…").arg(QFileInfo(path).fileName()));
+  progress_->setRange(0, 0);
+  progress_->setValue(0);
+}
+
+void MainWindow::on_progress(quint64 job, double fraction, const QString& stage) {
+  if (job != job_ || !progress_) return;  // a stale job
+  progress_->setLabelText(stage);
+  if (fraction < 0) {
+    progress_->setRange(0, 0);
+  } else {
+    progress_->setRange(0, 1000);
+    progress_->setValue(static_cast<int>(fraction * 1000));
+  }
+}
+
+void MainWindow::on_loaded(quint64 job, std::shared_ptr<const TimelineData> loaded) {
+  if (job != job_) return;  // a stale job: the user opened something else since
+  if (progress_) progress_->deleteLater();
+  current_path_ = loading_path_;
+  remember(current_path_);
+  setWindowTitle(QStringLiteral("%1 — Skein").arg(QFileInfo(current_path_).fileName()));
+  timeline_->set_data(std::move(loaded));
+  if (initial_from_ || initial_to_) {
+    const TimelineData& d = *timeline_->data();
+    const double from = double(d.first_time + initial_from_.value_or(0));
+    const double to = initial_to_ ? double(d.first_time + *initial_to_) : double(d.end_time);
+    timeline_->show_window(from, std::max(to, from + 1));
+    initial_from_.reset();
+    initial_to_.reset();
+  }
+  timeline_->setFocus();
+  update_status();
+  emit load_finished(true);
+}
+
+void MainWindow::on_failed(quint64 job, const QString& message, bool cancelled) {
+  if (job != job_) return;
+  if (progress_) progress_->deleteLater();
+  if (!cancelled) QMessageBox::critical(this, QStringLiteral("Cannot open the trace"), message);
+  emit load_finished(false);
+}
+
+void MainWindow::remember(const QString& path) {
+  QSettings settings;
+  QStringList recent = settings.value(QLatin1String(kRecentKey)).toStringList();
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  recent.removeAll(absolute);
+  recent.prepend(absolute);
+  while (recent.size() > kRecentCount) recent.removeLast();
+  settings.setValue(QLatin1String(kRecentKey), recent);
+  rebuild_recent_menu();
+}
+
+void MainWindow::rebuild_recent_menu() {
+  recent_menu_->clear();
+  const QStringList recent = QSettings().value(QLatin1String(kRecentKey)).toStringList();
+  for (const QString& path : recent) recent_menu_->addAction(path, this, [this, path] { open(path); });
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::update_status() {
+  const TimelineData* d = timeline_->data();
+  if (!d) {
+    status_->setText(QStringLiteral("No trace open"));
+    return;
+  }
+  const TimelineViewState& v = timeline_->view();
+  const double t0 = v.mapping.t_of(0) - double(d->first_time);
+  const double t1 = v.mapping.t_of(timeline_->width()) - double(d->first_time);
+  QString text = QStringLiteral("%1   ·   %L2 threads   ·   window %3 – %4 (%5)")
+                     .arg(QFileInfo(current_path_).fileName())
+                     .arg(d->threads.size())
+                     .arg(QString::fromStdString(format_duration_ns(static_cast<std::int64_t>(t0))),
+                          QString::fromStdString(format_duration_ns(static_cast<std::int64_t>(t1))),
+                          QString::fromStdString(format_duration_ns(static_cast<std::int64_t>(t1 - t0))));
+  if (v.selected) {
+    const TimelineThread& t = d->threads[*v.selected];
+    text += QStringLiteral("   ·   selected #%1 (%2 in its merge chain, %3 edges)")
+                .arg(t.id)
+                .arg(v.selected_chain.size())
+                .arg(v.selected_edges.size());
+  }
+  status_->setText(text);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QList<QUrl> urls = event->mimeData()->urls();
+  if (!urls.isEmpty() && urls.first().isLocalFile()) {
+    open(urls.first().toLocalFile());
+    event->acceptProposedAction();
+  }
+}
+
+}  // namespace skein

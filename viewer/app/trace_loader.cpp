@@ -1,0 +1,79 @@
+// trace_loader.cpp — see trace_loader.hpp.
+#include "viewer/app/trace_loader.hpp"
+
+#include <QMetaObject>
+#include <QThread>
+
+#include "recorder/trace_cache.hpp"
+
+namespace skein {
+
+TraceLoader::TraceLoader(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<std::shared_ptr<const skein::TimelineData>>();
+}
+
+TraceLoader::~TraceLoader() {
+  cancel();
+  for (auto& t : threads_) t->wait();
+}
+
+void TraceLoader::cancel() {
+  if (cancel_) cancel_->store(true);
+}
+
+quint64 TraceLoader::load(const QString& path, const QString& cache_dir) {
+  cancel();
+  const quint64 job = ++next_job_;
+  auto cancelled = std::make_shared<std::atomic<bool>>(false);
+  cancel_ = cancelled;
+  // Finished threads are reaped here, on the UI thread that owns them.
+  std::erase_if(threads_, [](const std::unique_ptr<QThread>& t) { return t->isFinished(); });
+  const std::string file = path.toStdString();
+  const std::string cache = cache_dir.toStdString();
+  QThread* thread = QThread::create([this, job, file, cache, cancelled] {
+    // Every signal below is queued to the loader's (the UI) thread.
+    const auto report = [this, job](double fraction, const QString& stage) {
+      QMetaObject::invokeMethod(
+          this, [this, job, fraction, stage] { emit progress(job, fraction, stage); }, Qt::QueuedConnection);
+    };
+    const auto fail = [this, job](const QString& message, bool was_cancelled) {
+      QMetaObject::invokeMethod(
+          this, [this, job, message, was_cancelled] { emit failed(job, message, was_cancelled); },
+          Qt::QueuedConnection);
+    };
+    StoreOpenOptions options;
+    options.cache_dir = cache;
+    options.import.sync = false;
+    options.import.cancel = cancelled.get();
+    options.import.progress = [&report](const ImportProgress& p) {
+      if (p.finishing) report(-1, QStringLiteral("Writing the trace database…"));
+      else if (p.bytes_total > 0)
+        report(double(p.bytes_done) / double(p.bytes_total), QStringLiteral("Importing %L1 records…").arg(p.records));
+      else report(-1, QStringLiteral("Importing %L1 records…").arg(p.records));
+    };
+    report(-1, QStringLiteral("Opening…"));
+    OpenedStore opened = open_store(file, options);
+    if (!opened.ok()) {
+      fail(QString::fromStdString(opened.error.to_string()), cancelled->load());
+      return;
+    }
+    if (cancelled->load()) {
+      fail(QStringLiteral("cancelled"), true);
+      return;
+    }
+    report(-1, QStringLiteral("Reading the timeline…"));
+    auto data = load_timeline(*opened.store);
+    if (!data) {
+      fail(QString::fromStdString(data.error().to_string()), false);
+      return;
+    }
+    auto shared = std::make_shared<const TimelineData>(std::move(data).value());
+    QMetaObject::invokeMethod(
+        this, [this, job, shared] { emit loaded(job, shared); }, Qt::QueuedConnection);
+  });
+  threads_.emplace_back(thread);
+  thread->start();
+  return job;
+}
+
+}  // namespace skein

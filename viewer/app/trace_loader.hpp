@@ -1,0 +1,48 @@
+// trace_loader.hpp — opens traces off the UI thread. A load is a job with
+// an id: it imports the trace through its cache when needed
+// (recorder/trace_cache.hpp), then reads the timeline
+// (viewer/core/timeline_data.hpp), all on a worker thread, and reports
+// back by queued signals, so no parsing and no SQL ever runs on the UI
+// thread. Whoever listens keeps the id of the job it wants and drops
+// results of any other (a stale job: the user opened something else
+// meanwhile). cancel() asks the running import to stop; its job then
+// fails with `cancelled` set.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <memory>
+
+#include "viewer/core/timeline_data.hpp"
+
+namespace skein {
+
+class TraceLoader : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit TraceLoader(QObject* parent = nullptr);
+  ~TraceLoader() override;
+
+  // Starts loading `path` (a trace of any format or a trace database);
+  // returns the job's id. Cancels the job before it, if still running.
+  quint64 load(const QString& path, const QString& cache_dir = QString());
+  void cancel();
+
+ signals:
+  // fraction in [0, 1], or -1 when unknown; stage says what is being done.
+  void progress(quint64 job, double fraction, const QString& stage);
+  void loaded(quint64 job, std::shared_ptr<const skein::TimelineData> data);
+  // message is the diagnostic as `skein` prints it: FILE:LINE:COL: message.
+  void failed(quint64 job, const QString& message, bool cancelled);
+
+ private:
+  quint64 next_job_ = 0;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  std::vector<std::unique_ptr<class QThread>> threads_;
+};
+
+}  // namespace skein
+
+Q_DECLARE_METATYPE(std::shared_ptr<const skein::TimelineData>)

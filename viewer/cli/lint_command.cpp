@@ -1,0 +1,184 @@
+// lint_command.cpp — `skein lint DB|TRACE [--format text|json] [--rules
+// a,b] [--block-ms MS] [--no-store]`: runs the lints (viewer/LINTS.md) over
+// a trace database, or a trace of any format through its cache database
+// (recorder/trace_cache.hpp), prints the findings and stores them in the
+// database's `anomalies` table (viewer/core/anomaly_table.hpp) for the
+// viewer.
+//
+// Output: text grouped by rule, most severe first (viewer/core/lint_text.hpp),
+// or with --format json one QJsonDocument:
+//   {"findings":[{"rule","severity","time_ns","thread","from","suspect",
+//   "event","group","message"}...],"counts":{"RULE":N...}}
+// with thread ids as in the source trace (null where a field does not apply).
+//
+// Storing: into the cache database of a TRACE (which Skein made, and
+// rebuilds from the trace when it changes), or into the DB given. A
+// database that cannot be written (a read-only file or folder) is linted
+// all the same; a note on stderr says the findings were not stored.
+//
+// Exit status: 0 no findings, 1 findings, 2 usage error or unreadable
+// input (and 1 when the TRACE has errors, as for the other commands).
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <map>
+
+#include "viewer/cli/command_line.hpp"
+#include "viewer/cli/commands.hpp"
+#include "viewer/core/anomaly_table.hpp"
+#include "viewer/core/lint_run.hpp"
+#include "viewer/core/lint_text.hpp"
+
+namespace skein::cli {
+namespace {
+
+QString rule_list() {
+  QStringList names;
+  for (const LintRuleId r : all_lint_rules())
+    names << QString::fromUtf8(lint_rule_name(r).data(), static_cast<int>(lint_rule_name(r).size()));
+  return names.join(QStringLiteral(", "));
+}
+
+QJsonValue thread_json(const std::optional<ThreadId>& t) {
+  return t ? QJsonValue(static_cast<qint64>(*t)) : QJsonValue(QJsonValue::Null);
+}
+
+std::string render_json(const LintReport& report) {
+  QJsonArray findings;
+  for (const LintFinding& f : report.findings) {
+    QJsonObject o;
+    o.insert(QStringLiteral("rule"), QString::fromUtf8(lint_rule_name(f.rule).data()));
+    o.insert(QStringLiteral("severity"), QString::fromUtf8(lint_severity_name(f.severity).data()));
+    o.insert(QStringLiteral("time_ns"), static_cast<qint64>(f.time));
+    o.insert(QStringLiteral("thread"), static_cast<qint64>(f.thread));
+    o.insert(QStringLiteral("from"), thread_json(f.from));
+    o.insert(QStringLiteral("suspect"), thread_json(f.suspect));
+    o.insert(QStringLiteral("event"), f.event ? QJsonValue(static_cast<qint64>(*f.event)) : QJsonValue());
+    o.insert(QStringLiteral("group"),
+             f.group.empty() ? QJsonValue() : QJsonValue(QString::fromStdString(f.group)));
+    o.insert(QStringLiteral("message"), QString::fromStdString(f.message));
+    findings.append(o);
+  }
+  QJsonObject counts;
+  for (const LintRuleId r : report.rules)
+    counts.insert(QString::fromUtf8(lint_rule_name(r).data()),
+                  static_cast<qint64>(report.counts[static_cast<std::size_t>(r)]));
+  QJsonObject root;
+  root.insert(QStringLiteral("findings"), findings);
+  root.insert(QStringLiteral("counts"), counts);
+  return QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString();
+}
+
+// Thread labels for the text output, from the threads table.
+std::map<ThreadId, std::string> labels_of(TraceStore& store, const LintReport& report) {
+  std::map<ThreadId, std::string> labels;
+  auto q = store.database().prepare("SELECT label FROM threads WHERE id = ?1");
+  if (!q) return labels;
+  const auto look = [&](ThreadId t) {
+    if (labels.count(t) != 0) return;
+    q.value().bind(1, static_cast<std::int64_t>(t));
+    auto row = q.value().step();
+    labels[t] = row && row.value() && !q.value().is_null(0) ? std::string(q.value().text(0)) : std::string();
+    q.value().reset();
+  };
+  for (const LintFinding& f : report.findings) {
+    look(f.thread);
+    if (f.from) look(*f.from);
+    if (f.suspect) look(*f.suspect);
+  }
+  return labels;
+}
+
+}  // namespace
+
+int run_lint(const QStringList& args) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Diagnose a trace: missing notifications, lost wake-ups, unread failures, blocked loops.\n"
+                     "Rules (viewer/LINTS.md): ") +
+      rule_list() +
+      QStringLiteral(".\nFindings are printed grouped by rule, most severe first, and stored in the database's\n"
+                     "'anomalies' table (a TRACE's cache database) for the viewer.\n"
+                     "A TRACE file (any format) is imported first into its cache database.\n"
+                     "Exit status: 0 no findings, 1 findings (or errors in the TRACE), 2 usage error or\n"
+                     "unreadable file."));
+  parser.addPositionalArgument(QStringLiteral("DB|TRACE"),
+                               QStringLiteral("A trace database, or a trace to open through its cache."));
+  const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("Output: text (default) or json."),
+                                  QStringLiteral("text|json"), QStringLiteral("text"));
+  const QCommandLineOption rules(QStringLiteral("rules"),
+                                 QStringLiteral("Run only these rules (comma-separated): ") + rule_list() +
+                                     QStringLiteral("."),
+                                 QStringLiteral("a,b"));
+  const QCommandLineOption block_ms(
+      QStringLiteral("block-ms"),
+      QStringLiteral("blocking-activation: report activations longer than MS milliseconds (default 10)."),
+      QStringLiteral("MS"), QStringLiteral("10"));
+  const QCommandLineOption no_store(QStringLiteral("no-store"),
+                                    QStringLiteral("Do not store the findings in the database."));
+  parser.addOption(format);
+  parser.addOption(rules);
+  parser.addOption(block_ms);
+  parser.addOption(no_store);
+  int exit_code = kExitOk;
+  if (!parse_command_line(parser, args, QStringLiteral("lint"), exit_code)) return exit_code;
+  const QStringList positional = parser.positionalArguments();
+  if (positional.size() != 1)
+    return usage_error(QStringLiteral("lint"),
+                       positional.isEmpty()
+                           ? QStringLiteral("missing DB|TRACE")
+                           : QStringLiteral("expected one DB|TRACE, got %1").arg(positional.size()));
+  const QString output = parser.value(format);
+  if (output != QLatin1String("text") && output != QLatin1String("json"))
+    return usage_error(QStringLiteral("lint"), QStringLiteral("--format takes text or json, not '%1'").arg(output));
+  LintOptions options;
+  if (parser.isSet(rules)) {
+    for (const QString& name : parser.value(rules).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+      const auto rule = lint_rule_from_name(name.trimmed().toStdString());
+      if (!rule)
+        return usage_error(QStringLiteral("lint"),
+                           QStringLiteral("unknown rule '%1'; the rules are %2").arg(name, rule_list()));
+      options.rules.push_back(*rule);
+    }
+    if (options.rules.empty()) return usage_error(QStringLiteral("lint"), QStringLiteral("--rules names no rule"));
+  }
+  {
+    bool ok = false;
+    const double ms = parser.value(block_ms).toDouble(&ok);
+    if (!ok || ms < 0 || ms > 1e9)
+      return usage_error(QStringLiteral("lint"), QStringLiteral("--block-ms needs a number of milliseconds >= 0"));
+    options.settings.block_threshold_ns = static_cast<TimeNs>(ms * 1e6);
+  }
+
+  const std::string path = positional.first().toStdString();
+  auto opened = open_store_or_report(path, exit_code);
+  if (!opened) return exit_code;
+  TraceStore& store = *opened->store;
+  auto report = lint_store(store, options);
+  if (!report) {
+    print_err(report.error().to_string() + "\n");
+    return kExitUsage;
+  }
+  if (output == QLatin1String("json")) {
+    print_out(render_json(report.value()));
+  } else {
+    const auto labels = labels_of(store, report.value());
+    print_out(render_lint_text(report.value(), [&](ThreadId t) {
+      const auto it = labels.find(t);
+      return it != labels.end() ? it->second : std::string();
+    }));
+  }
+  if (!parser.isSet(no_store)) {
+    const std::string database = opened->database_path;
+    // A TRACE's database is its cache, which the trace rebuilds.
+    const AnomalyDurability durability =
+        database != path ? AnomalyDurability::rebuildable : AnomalyDurability::durable;
+    opened.reset();  // close the read-only connection before writing
+    if (Status s = store_anomalies(database, report.value().rules, report.value().findings, durability); !s.ok())
+      print_err("skein lint: note: the findings were not stored: " + s.error().to_string() + "\n");
+  }
+  return report.value().findings.empty() ? kExitOk : kExitProblems;
+}
+
+}  // namespace skein::cli

@@ -1,0 +1,99 @@
+// render_command.cpp — `skein render TRACE|DB -o out.png|out.svg [--from T
+// --to T] [--width W --height H]`: the timeline drawn to a file by the same
+// painting code as skein-view (viewer/render/timeline_image.hpp), for
+// reports, CI artefacts and machines without a display.
+//
+// Times are relative to the trace's first record and carry a unit: 125ms,
+// 1.5s, 300us, 42ns (viewer/core/units.hpp). Painting text needs a
+// QGuiApplication, so main.cpp hands `render` to render_main(), which makes
+// one, on the offscreen platform when no display is set.
+#include <QCommandLineParser>
+#include <QGuiApplication>
+#include <cstdlib>
+
+#include "viewer/cli/command_line.hpp"
+#include "viewer/cli/commands.hpp"
+#include "viewer/core/timeline_data.hpp"
+#include "viewer/core/units.hpp"
+#include "viewer/render/timeline_image.hpp"
+
+namespace skein::cli {
+
+int run_render(const QStringList& args) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral(
+      "Draw a trace's timeline to a PNG or SVG file, as skein-view shows it.\n"
+      "Times (--from, --to) are since the trace's first record, with a unit: 125ms, 1.5s, 300us, 42ns.\n"
+      "A TRACE file (any format) is imported first into its cache database.\n"
+      "Exit status: 0 success, 1 errors in the TRACE, 2 usage error or unreadable file."));
+  parser.addPositionalArgument(QStringLiteral("DB|TRACE"),
+                               QStringLiteral("A trace database, or a trace to open through its cache."));
+  const QCommandLineOption output({QStringLiteral("o"), QStringLiteral("output")},
+                                  QStringLiteral("The image to write: FILE.png or FILE.svg."), QStringLiteral("FILE"));
+  const QCommandLineOption from(QStringLiteral("from"), QStringLiteral("Start of the window (default: the first record)."),
+                                QStringLiteral("T"));
+  const QCommandLineOption to(QStringLiteral("to"), QStringLiteral("End of the window (default: the trace's end)."),
+                              QStringLiteral("T"));
+  const QCommandLineOption width(QStringLiteral("width"), QStringLiteral("Width in pixels (default 1600)."),
+                                 QStringLiteral("W"), QStringLiteral("1600"));
+  const QCommandLineOption height(QStringLiteral("height"), QStringLiteral("Height in pixels (default 900)."),
+                                  QStringLiteral("H"), QStringLiteral("900"));
+  for (const auto* o : {&output, &from, &to, &width, &height}) parser.addOption(*o);
+  int exit_code = kExitOk;
+  if (!parse_command_line(parser, args, QStringLiteral("render"), exit_code)) return exit_code;
+  const QStringList positional = parser.positionalArguments();
+  if (positional.size() != 1)
+    return usage_error(QStringLiteral("render"), positional.isEmpty()
+                                                     ? QStringLiteral("missing DB|TRACE")
+                                                     : QStringLiteral("expected one DB|TRACE, got %1").arg(positional.size()));
+  RenderRequest request;
+  request.output = parser.value(output).toStdString();
+  if (request.output.empty()) return usage_error(QStringLiteral("render"), QStringLiteral("missing -o FILE.png|FILE.svg"));
+  const QString out = parser.value(output);
+  if (!out.endsWith(QLatin1String(".png"), Qt::CaseInsensitive) && !out.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive))
+    return usage_error(QStringLiteral("render"), QStringLiteral("-o takes a .png or .svg file, not '%1'").arg(out));
+  for (const auto& [option, slot] : {std::pair{&from, &request.from}, std::pair{&to, &request.to}}) {
+    if (!parser.isSet(*option)) continue;
+    const auto ns = parse_duration_ns(parser.value(*option).toStdString());
+    if (!ns)
+      return usage_error(QStringLiteral("render"),
+                         QStringLiteral("--%1 takes a time with a unit (125ms, 1.5s, 300us, 42ns), not '%2'")
+                             .arg(option->names().first(), parser.value(*option)));
+    *slot = *ns;
+  }
+  if (request.from && request.to && *request.to <= *request.from)
+    return usage_error(QStringLiteral("render"), QStringLiteral("--to must be after --from"));
+  bool ok_w = false, ok_h = false;
+  request.width = parser.value(width).toInt(&ok_w);
+  request.height = parser.value(height).toInt(&ok_h);
+  if (!ok_w || !ok_h || request.width < 200 || request.height < 150 || request.width > 16384 || request.height > 16384)
+    return usage_error(QStringLiteral("render"), QStringLiteral("--width and --height take pixels, 200x150 to 16384x16384"));
+
+  const std::string path = positional.first().toStdString();
+  auto opened = open_store_or_report(path, exit_code);
+  if (!opened) return exit_code;
+  auto data = load_timeline(*opened->store);
+  if (!data) {
+    print_err(data.error().to_string() + "\n");
+    return kExitUsage;
+  }
+  if (Status s = render_timeline_file(data.value(), request); !s.ok()) {
+    print_err(s.error().to_string() + "\n");
+    return kExitUsage;
+  }
+  print_out(request.output + "\n");
+  return kExitOk;
+}
+
+int render_main(int argc, char** argv) {
+  // No display: draw offscreen (fonts and all) rather than fail.
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+      qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  QGuiApplication app(argc, argv);
+  QCoreApplication::setApplicationName(QStringLiteral("skein"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(SKEIN_VERSION));
+  return run_render(QCoreApplication::arguments().mid(1));
+}
+
+}  // namespace skein::cli

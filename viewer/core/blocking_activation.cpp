@@ -1,0 +1,67 @@
+// blocking_activation.cpp — see blocking_activation.hpp.
+#include "viewer/core/blocking_activation.hpp"
+
+#include <cstdio>
+
+namespace skein {
+namespace {
+
+class BlockingActivation final : public LintRule {
+ public:
+  explicit BlockingActivation(TimeNs threshold) : threshold_(threshold) {}
+  [[nodiscard]] LintRuleId id() const override { return LintRuleId::blocking_activation; }
+  [[nodiscard]] std::uint32_t observed_heads() const override {
+    return head_mask({RecordHead::switch_, RecordHead::idle, RecordHead::end});
+  }
+  void observe(const TraceEvent& e) override {
+    if (!e.has_time) return;
+    if (e.head == RecordHead::switch_ || e.head == RecordHead::idle || e.head == RecordHead::end) {
+      close(e.time);
+      if (e.head == RecordHead::switch_ && e.actor != kScheduler && e.actor != kNoThread) {
+        open_ = true;
+        thread_ = e.actor;
+        start_ = e.time;
+        event_ = e.id;
+      }
+    }
+  }
+  void finish(const LintTraceEnd& end, std::vector<LintFinding>& out) override {
+    // A trace cut short ends at its latest time.
+    close(end.end_time);
+    append_findings(findings_, out);
+  }
+
+ private:
+  void close(TimeNs at) {
+    if (!open_) return;
+    open_ = false;
+    const TimeNs length = at - start_;
+    if (length <= threshold_) return;
+    LintFinding f;
+    f.rule = LintRuleId::blocking_activation;
+    f.severity = LintSeverity::warning;
+    f.time = start_;
+    f.thread = thread_;
+    f.event = event_;
+    char ms[64];
+    std::snprintf(ms, sizeof ms, "%.3f ms (threshold %.3f ms)", static_cast<double>(length) / 1e6,
+                  static_cast<double>(threshold_) / 1e6);
+    f.message = thread_phrase(thread_) + " ran " + ms + " without giving control back: the loop was blocked";
+    findings_.push_back(std::move(f));
+  }
+
+  TimeNs threshold_;
+  bool open_ = false;
+  ThreadId thread_ = kNoThread;
+  TimeNs start_ = 0;
+  std::int64_t event_ = 0;
+  std::vector<LintFinding> findings_;
+};
+
+}  // namespace
+
+std::unique_ptr<LintRule> make_blocking_activation_rule(const LintSettings& settings) {
+  return std::make_unique<BlockingActivation>(settings.block_threshold_ns);
+}
+
+}  // namespace skein

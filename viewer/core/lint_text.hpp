@@ -1,0 +1,20 @@
+// lint_text.hpp — the human output of `skein lint`: findings grouped by
+// rule, most severe group first (the report's order), each group headed by
+// the rule's name, severity and count; within a group, a line per finding
+// with its time, the thread (and its label), the thread that had control,
+// the suspect and the record, then the sentence. Findings with a group
+// (pending-at-end: the creation site) get a sub-heading per group.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "viewer/core/lint_run.hpp"
+
+namespace skein {
+
+// `label_of` gives a thread's label, or "" when it has none.
+[[nodiscard]] std::string render_lint_text(const LintReport& report,
+                                           const std::function<std::string(ThreadId)>& label_of);
+
+}  // namespace skein

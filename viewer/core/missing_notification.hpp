@@ -1,0 +1,16 @@
+// missing_notification.hpp — the `missing-notification` rule: every change
+// of control that the causality replay (causality_replay.hpp) cannot
+// explain from the recorded records is a finding at the thread that took
+// control, naming the thread that had it and a suspect. viewer/LINTS.md
+// gives the rule in full, with an example.
+#pragma once
+
+#include <memory>
+
+#include "viewer/core/lint_rule.hpp"
+
+namespace skein {
+
+[[nodiscard]] std::unique_ptr<LintRule> make_missing_notification_rule();
+
+}  // namespace skein

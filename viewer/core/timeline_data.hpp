@@ -1,0 +1,145 @@
+// timeline_data.hpp — everything the timeline draws, read once from a trace
+// database (on a worker thread: it runs SQL) into flat, sorted arrays that
+// a frame can search in O(log n) and walk per pixel column. No Qt.
+//
+// Why in memory rather than a query per frame: a frame at the whole-trace
+// zoom of a 10,000,000-record trace touches every part of the trace, and
+// must take under 16 ms; binary searches over sorted arrays do that, SQL
+// round trips do not. The arrays cost about 60 bytes per record at most
+// (activations and edges dominate), within the viewer's memory budget.
+//
+// Invariants (checked by check_invariants() in debug builds):
+//   - threads are sorted by id; `row` is the layout's (thread_layout.hpp);
+//   - rows[r].threads lists the threads of row r by start, and
+//     rows[r].end_prefix_max[k] is the latest end among the first k+1 of
+//     them (non-decreasing, so "first thread ending after t" is a binary
+//     search even though the members of a merge chain overlap);
+//   - rows[r].activations are sorted by start and do not overlap (one
+//     thread runs at a time), so their ends are sorted too;
+//   - edges are sorted by time; bands (idle, gc) are sorted by start;
+//   - rows[r].failures are sorted by time; anomalies are sorted by time;
+//   - a counter's samples are sorted by time.
+// All times are the store's: ns since the trace's origin. `first_time` is
+// the first record's time; the user sees times relative to it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recorder/diagnostic.hpp"
+#include "recorder/trace_store.hpp"
+
+namespace skein {
+
+enum class ThreadOutcome : std::uint8_t { ok, fail, cancel, pending };
+enum class EdgeKind : std::uint8_t { spawn, wait, read, notify, resolve };
+inline constexpr int kEdgeKindCount = 5;
+
+struct TimelineThread {
+  ThreadId id = 0;
+  ThreadId parent = -1;  // -1: none or the scheduler
+  TimeNs start = 0;
+  TimeNs end = 0;  // resolved, or the trace's end when pending
+  std::int32_t row = 0;
+  std::int32_t chain = 0;  // the merge chain (its head's index in `threads`)
+  ThreadOutcome outcome = ThreadOutcome::pending;
+  std::uint32_t label = 0;    // index into strings: its labels, joined by " · " ("" when none)
+  std::uint32_t kind = 0;     // index into strings
+  std::uint32_t failure = 0;  // index into strings
+  std::int64_t site = -1;
+};
+
+struct TimelineActivation {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::uint32_t thread = 0;  // index into threads
+};
+
+struct TimelineEdge {
+  TimeNs time = 0;
+  std::int32_t src = -1;  // index into threads; -1: the scheduler / unknown
+  std::int32_t dst = -1;
+  EdgeKind kind = EdgeKind::spawn;
+  std::uint32_t text = 0;  // a notify's reason, index into strings
+};
+
+struct TimelineBand {
+  TimeNs start = 0;
+  TimeNs end = 0;
+};
+
+struct TimelineCounter {
+  std::string name;
+  std::vector<TimeNs> times;
+  std::vector<std::int64_t> values;
+  std::int64_t min = 0;
+  std::int64_t max = 0;
+};
+
+// A finding of the lints' `anomalies` table (read when present): a marker
+// at the transfer `from` -> `thread` at `time`, red for a missing
+// notification.
+struct TimelineAnomaly {
+  TimeNs time = 0;
+  std::int32_t thread = -1;
+  std::int32_t from = -1;
+  std::string rule;
+  std::string message;
+};
+
+struct TimelineRow {
+  std::vector<std::uint32_t> threads;  // by start
+  std::vector<TimeNs> starts;          // threads' starts, for binary search
+  std::vector<TimeNs> end_prefix_max;
+  std::vector<TimelineActivation> activations;
+  std::vector<std::pair<TimeNs, std::uint32_t>> failures;  // (end, thread) of failed threads, by end
+};
+
+struct TimelineData {
+  std::string source;  // the database's path
+  TimeNs first_time = 0;
+  TimeNs end_time = 0;
+  std::vector<TimelineThread> threads;
+  std::vector<TimelineRow> rows;
+  // Per row, contiguous: its first start and latest end, so folding can
+  // reject a row that is not alive in a window without touching it.
+  std::vector<TimeNs> row_first_start;
+  std::vector<TimeNs> row_last_end;
+  std::vector<TimelineEdge> edges;
+  std::vector<TimeNs> edge_times;  // edges' times, for binary search
+  std::vector<TimelineBand> idle;
+  std::vector<TimelineBand> gc;
+  std::vector<TimelineCounter> counters;
+  std::vector<TimelineAnomaly> anomalies;
+  std::vector<std::string> strings;  // interned; strings[0] == ""
+  std::vector<StoredSite> sites;
+  bool layout_from_cache = false;
+  // Thread ids to indexes: dense_index[id - dense_base] when the ids are
+  // dense enough (the runtime numbers threads from 0), else a binary
+  // search over `threads`.
+  ThreadId dense_base = 0;
+  std::vector<std::int32_t> dense_index;
+
+  [[nodiscard]] const std::string& text(std::uint32_t i) const { return strings[i]; }
+  [[nodiscard]] std::optional<std::uint32_t> thread_index(ThreadId id) const;
+  [[nodiscard]] const StoredSite* site(std::int64_t id) const;
+  // Every thread of `thread`'s merge chain.
+  [[nodiscard]] std::vector<std::uint32_t> chain_members(std::uint32_t thread) const;
+  // The thread drawn on `row` at `t`, within `slack` ns: the latest-started
+  // one covering t, else the nearest; nullopt when none.
+  [[nodiscard]] std::optional<std::uint32_t> thread_at(std::int32_t row, TimeNs t, TimeNs slack) const;
+  [[nodiscard]] bool check_invariants() const;
+};
+
+struct TimelineLoadOptions {
+  bool write_layout_cache = true;
+};
+
+// Reads everything above from an opened store. Also computes the layout,
+// or reads it from the cache (layout_cache.hpp), writing the cache after a
+// computation when allowed.
+[[nodiscard]] Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions& options = {});
+
+}  // namespace skein

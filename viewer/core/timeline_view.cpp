@@ -1,0 +1,134 @@
+// timeline_view.cpp — see timeline_view.hpp.
+#include "viewer/core/timeline_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace skein {
+
+TimelineGeometry::TimelineGeometry(int w, int h, const TimelineData& data)
+    : width(w), height(h), counter_lanes(std::min<int>(kMaxCounterLanes, static_cast<int>(data.counters.size()))) {}
+
+int TimelineGeometry::rows_bottom() const {
+  return std::max(rows_top(), height - kLegendHeight - counter_lanes * kCounterLaneHeight);
+}
+
+std::optional<std::int32_t> TimelineGeometry::slot_at(double y, double row_offset) const {
+  if (y < rows_top() || y >= rows_bottom()) return std::nullopt;
+  return static_cast<std::int32_t>(std::floor((y - rows_top()) / kRowHeight + row_offset));
+}
+
+void TimelineViewState::fit(const TimelineData& data, double width) {
+  const double from = static_cast<double>(data.first_time);
+  const double to = static_cast<double>(std::max(data.end_time, data.first_time + 1));
+  // A little air on both sides so the first and last marks are not cut.
+  const double pad = (to - from) * 0.01;
+  mapping.fit(from - pad, to + pad, width);
+}
+
+void TimelineViewState::select(const TimelineData& data, std::optional<std::uint32_t> thread) {
+  selected = thread;
+  selected_chain.clear();
+  selected_edges.clear();
+  if (!thread || *thread >= data.threads.size()) {
+    selected.reset();
+    return;
+  }
+  selected_chain = data.chain_members(*thread);
+  std::vector<std::uint32_t> members = selected_chain;
+  std::sort(members.begin(), members.end());
+  const auto member = [&](std::int32_t i) {
+    return i >= 0 && std::binary_search(members.begin(), members.end(), static_cast<std::uint32_t>(i));
+  };
+  // The chain's edges lie within its lifetime.
+  TimeNs from = INT64_MAX, to = INT64_MIN;
+  for (std::uint32_t m : members) {
+    from = std::min(from, data.threads[m].start);
+    to = std::max(to, data.threads[m].end);
+  }
+  auto first = std::lower_bound(data.edge_times.begin(), data.edge_times.end(), from) - data.edge_times.begin();
+  auto last = std::upper_bound(data.edge_times.begin(), data.edge_times.end(), to) - data.edge_times.begin();
+  for (auto i = first; i < last; ++i) {
+    const TimelineEdge& e = data.edges[static_cast<std::size_t>(i)];
+    if (member(e.src) || member(e.dst)) selected_edges.push_back(static_cast<std::uint32_t>(i));
+  }
+}
+
+bool row_alive_in(const TimelineData& data, std::int32_t row, double t0, double t1) {
+  const auto r_index = static_cast<std::size_t>(row);
+  if (r_index < data.row_first_start.size() &&
+      (double(data.row_first_start[r_index]) > t1 || double(data.row_last_end[r_index]) < t0))
+    return false;
+  const TimelineRow& r = data.rows[static_cast<std::size_t>(row)];
+  auto k = std::lower_bound(r.end_prefix_max.begin(), r.end_prefix_max.end(), t0,
+                            [](TimeNs e, double t) { return double(e) < t; });
+  return k != r.end_prefix_max.end() && double(r.starts[static_cast<std::size_t>(k - r.end_prefix_max.begin())]) <= t1;
+}
+
+bool row_active_in(const TimelineData& data, std::int32_t row, double t0, double t1) {
+  const TimelineRow& r = data.rows[static_cast<std::size_t>(row)];
+  // A creation in the window.
+  auto s = std::lower_bound(r.starts.begin(), r.starts.end(), t0, [](TimeNs v, double t) { return double(v) < t; });
+  if (s != r.starts.end() && double(*s) <= t1) return true;
+  // A running span overlapping it (disjoint spans: their ends are sorted).
+  auto a = std::lower_bound(r.activations.begin(), r.activations.end(), t0,
+                            [](const TimelineActivation& act, double t) { return double(act.end) < t; });
+  if (a != r.activations.end() && double(a->start) <= t1) return true;
+  // An end in it, among the threads alive at t0 (few: a row's threads
+  // overlap only within a merge chain); past a bound, call the row active.
+  auto k = static_cast<std::size_t>(std::lower_bound(r.end_prefix_max.begin(), r.end_prefix_max.end(), t0,
+                                                     [](TimeNs e, double t) { return double(e) < t; }) -
+                                    r.end_prefix_max.begin());
+  for (int checked = 0; k < r.threads.size() && double(r.starts[k]) <= t1; ++k, ++checked) {
+    if (checked == 64) return true;
+    const TimelineThread& t = data.threads[r.threads[k]];
+    if (double(t.end) >= t0 && double(t.end) <= t1 && t.end < data.end_time) return true;
+  }
+  return false;
+}
+
+void TimelineViewState::refold(const TimelineData& data, double width) {
+  // Keep the row at the top of the view at the top across the refold.
+  const std::optional<std::int32_t> top = row_of_slot(static_cast<std::int32_t>(std::floor(row_offset)));
+  const double within = row_offset - std::floor(row_offset);
+  const double t0 = mapping.t_of(0), t1 = mapping.t_of(width);
+  shown_rows.clear();
+  slot_of_row.assign(data.rows.size(), -1);
+  folded = 0;
+  for (std::size_t r = 0; r < data.rows.size(); ++r) {
+    const auto row = static_cast<std::int32_t>(r);
+    // The cheap test first: most rows of a narrow window are not even alive.
+    const bool fold = (folding != RowFolding::none && !row_alive_in(data, row, t0, t1)) ||
+                      (folding == RowFolding::quiet && !row_active_in(data, row, t0, t1));
+    if (fold) {
+      ++folded;
+      continue;
+    }
+    slot_of_row[r] = static_cast<std::int32_t>(shown_rows.size());
+    shown_rows.push_back(static_cast<std::int32_t>(r));
+  }
+  if (top) {
+    // The first shown row at or after the old top row.
+    auto it = std::lower_bound(shown_rows.begin(), shown_rows.end(), *top);
+    row_offset = double(it - shown_rows.begin()) + (it != shown_rows.end() && *it == *top ? within : 0.0);
+  }
+  clamp_rows();
+}
+
+void TimelineViewState::clamp_rows() {
+  const double max_offset = std::max(0.0, static_cast<double>(slot_count()) - 1);
+  row_offset = std::clamp(row_offset, 0.0, max_offset);
+}
+
+std::optional<std::uint32_t> pick_thread(const TimelineData& data, const TimelineViewState& view,
+                                         const TimelineGeometry& geometry, double x, double y) {
+  const auto slot = geometry.slot_at(y, view.row_offset);
+  if (!slot) return std::nullopt;
+  const auto row = view.row_of_slot(*slot);
+  if (!row) return std::nullopt;
+  const double t = view.mapping.t_of(x);
+  const auto slack = static_cast<TimeNs>(std::ceil(4 * view.mapping.ns_per_px));
+  return data.thread_at(*row, static_cast<TimeNs>(std::llround(t)), slack);
+}
+
+}  // namespace skein

@@ -1,0 +1,107 @@
+// timeline_view.hpp — what part of a trace the timeline shows and where
+// things land on screen: the x mapping (time_mapping.hpp), the vertical
+// scroll in rows, the selection, and the fixed geometry of the canvas
+// (ruler, rows, counter lanes, legend). Plain code: the painter, the widget,
+// `skein render` and the tests compute positions from the same functions,
+// so a test can click "on thread 7" or read the pixel "under the arrow".
+//
+// Canvas, top to bottom: the ruler (kRulerHeight), the edge-density strip
+// (kDensityHeight), the rows (kRowHeight each: the label above the line,
+// the line at kLineOffset, the kind under it), the counter lanes
+// (kCounterLaneHeight each, at most kMaxCounterLanes), the legend.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "viewer/core/time_mapping.hpp"
+#include "viewer/core/timeline_data.hpp"
+
+namespace skein {
+
+struct TimelineGeometry {
+  static constexpr int kRulerHeight = 30;
+  static constexpr int kDensityHeight = 6;
+  static constexpr int kRowHeight = 34;
+  static constexpr int kLineOffset = 18;  // the line's y within its row
+  static constexpr int kCounterLaneHeight = 26;
+  static constexpr int kMaxCounterLanes = 4;
+  static constexpr int kLegendHeight = 24;
+
+  int width = 0;
+  int height = 0;
+  int counter_lanes = 0;
+
+  TimelineGeometry(int w, int h, const TimelineData& data);
+
+  [[nodiscard]] int rows_top() const { return kRulerHeight + kDensityHeight; }
+  [[nodiscard]] int rows_bottom() const;
+  [[nodiscard]] int counters_top() const { return rows_bottom(); }
+  [[nodiscard]] int legend_top() const { return height - kLegendHeight; }
+  // Positions are by *slot*: the place of a shown row on screen
+  // (TimelineViewState folds rows with nothing in view).
+  [[nodiscard]] double row_top(std::int32_t slot, double row_offset) const {
+    return rows_top() + (slot - row_offset) * kRowHeight;
+  }
+  [[nodiscard]] double line_y(std::int32_t slot, double row_offset) const {
+    return row_top(slot, row_offset) + kLineOffset;
+  }
+  // The slot under y (nullopt outside the rows area).
+  [[nodiscard]] std::optional<std::int32_t> slot_at(double y, double row_offset) const;
+  [[nodiscard]] double visible_rows() const { return double(rows_bottom() - rows_top()) / kRowHeight; }
+};
+
+// Folding: rows with nothing to see in the window take no space. `empty`
+// folds rows with no thread alive in the window; `quiet` also folds rows
+// whose threads only wait through it (none is created, runs or ends in
+// the window: a line from edge to edge with nothing on it). A 12 ms window
+// of a 137-row MirageOS trace then shows the 30 rows where things happen.
+// refold() recomputes the shown rows; the widget calls it whenever the
+// window changes, `skein render` once. Invariant: shown_rows is increasing
+// and slot_of_row is its inverse (-1 for a folded row); with `none` every
+// row is shown.
+enum class RowFolding : std::uint8_t { none, empty, quiet };
+
+struct TimelineViewState {
+  TimeMapping mapping;
+  double row_offset = 0;  // the slot at the top of the rows area (fractional while scrolling)
+  RowFolding folding = RowFolding::quiet;
+  std::int32_t folded = 0;  // rows folded by the last refold()
+  std::vector<std::int32_t> shown_rows;   // slot -> row
+  std::vector<std::int32_t> slot_of_row;  // row -> slot, -1 when folded
+  std::optional<std::uint32_t> selected;
+  std::vector<std::uint32_t> selected_chain;  // the selected thread's merge chain
+  std::vector<std::uint32_t> selected_edges;  // edges with an end in the chain, by time
+
+  // The whole trace across `width` pixels, from the first record.
+  void fit(const TimelineData& data, double width);
+  // Selects a thread (nullopt clears): its chain and its direct edges.
+  void select(const TimelineData& data, std::optional<std::uint32_t> thread);
+  // Recomputes shown_rows for the window [t_of(0), t_of(width)].
+  void refold(const TimelineData& data, double width);
+  // Keeps row_offset within [0, slots - 1].
+  void clamp_rows();
+  [[nodiscard]] std::int32_t slot_count() const { return static_cast<std::int32_t>(shown_rows.size()); }
+  [[nodiscard]] std::optional<std::int32_t> row_of_slot(std::int32_t slot) const {
+    if (slot < 0 || slot >= slot_count()) return std::nullopt;
+    return shown_rows[static_cast<std::size_t>(slot)];
+  }
+  [[nodiscard]] std::optional<std::int32_t> slot_of(std::int32_t row) const {
+    if (row < 0 || static_cast<std::size_t>(row) >= slot_of_row.size() || slot_of_row[static_cast<std::size_t>(row)] < 0)
+      return std::nullopt;
+    return slot_of_row[static_cast<std::size_t>(row)];
+  }
+};
+
+// True when some thread of `row` is alive somewhere in [t0, t1].
+[[nodiscard]] bool row_alive_in(const TimelineData& data, std::int32_t row, double t0, double t1);
+// True when something happens on `row` in [t0, t1]: a thread is created or
+// ends there, or one runs.
+[[nodiscard]] bool row_active_in(const TimelineData& data, std::int32_t row, double t0, double t1);
+
+// The thread under (x, y), within 4 pixels horizontally.
+[[nodiscard]] std::optional<std::uint32_t> pick_thread(const TimelineData& data, const TimelineViewState& view,
+                                                       const TimelineGeometry& geometry, double x, double y);
+
+}  // namespace skein

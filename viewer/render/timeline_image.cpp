@@ -1,0 +1,54 @@
+// timeline_image.cpp — see timeline_image.hpp.
+#include "viewer/render/timeline_image.hpp"
+
+#include <QPainter>
+#include <QSvgGenerator>
+
+#include "viewer/render/timeline_painter.hpp"
+
+namespace skein {
+
+QImage render_timeline_image(const TimelineData& data, const TimelineViewState& view, int width, int height) {
+  QImage image(width, height, QImage::Format_ARGB32_Premultiplied);
+  QPainter painter(&image);
+  paint_timeline(painter, data, view, TimelineGeometry(width, height, data));
+  painter.end();
+  return image;
+}
+
+TimelineViewState view_for_request(const TimelineData& data, const RenderRequest& request) {
+  TimelineViewState view;
+  if (!request.from && !request.to) {
+    view.fit(data, request.width);
+  } else {
+    const double from = double(data.first_time + request.from.value_or(0));
+    const double to = request.to ? double(data.first_time + *request.to) : double(data.end_time);
+    view.mapping.fit(from, std::max(to, from + 1), request.width);
+  }
+  // Rows with nothing alive in the window are folded away.
+  view.refold(data, request.width);
+  view.row_offset = 0;
+  return view;
+}
+
+Status render_timeline_file(const TimelineData& data, const RenderRequest& request) {
+  const TimelineViewState view = view_for_request(data, request);
+  const QString path = QString::fromStdString(request.output);
+  if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(QSize(request.width, request.height));
+    svg.setViewBox(QRect(0, 0, request.width, request.height));
+    svg.setTitle(QStringLiteral("Skein timeline"));
+    QPainter painter;
+    if (!painter.begin(&svg)) return file_error(request.output, "cannot write the SVG file");
+    paint_timeline(painter, data, view, TimelineGeometry(request.width, request.height, data));
+    painter.end();
+    return {};
+  }
+  const QImage image = render_timeline_image(data, view, request.width, request.height);
+  if (!image.save(path, "PNG")) return file_error(request.output, "cannot write the PNG file");
+  return {};
+}
+
+}  // namespace skein

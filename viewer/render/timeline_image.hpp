@@ -1,0 +1,34 @@
+// timeline_image.hpp — the timeline drawn without a window: into a QImage
+// (PNG, the benchmark, the pixel tests) or an SVG file, with the same
+// painter as the widget (timeline_painter.hpp). Needs a QGuiApplication
+// (fonts); the offscreen platform is enough.
+#pragma once
+
+#include <QImage>
+#include <optional>
+#include <string>
+
+#include "recorder/diagnostic.hpp"
+#include "viewer/core/timeline_data.hpp"
+#include "viewer/core/timeline_view.hpp"
+
+namespace skein {
+
+[[nodiscard]] QImage render_timeline_image(const TimelineData& data, const TimelineViewState& view, int width,
+                                           int height);
+
+struct RenderRequest {
+  std::string output;  // .png or .svg
+  int width = 1600;
+  int height = 900;
+  std::optional<TimeNs> from;  // since the first record
+  std::optional<TimeNs> to;
+};
+
+// The view a request asks for: the window [from, to] (default: the whole
+// trace) across the width, rows with nothing alive in it folded.
+[[nodiscard]] TimelineViewState view_for_request(const TimelineData& data, const RenderRequest& request);
+// Renders and writes the file; the error names the file.
+[[nodiscard]] Status render_timeline_file(const TimelineData& data, const RenderRequest& request);
+
+}  // namespace skein

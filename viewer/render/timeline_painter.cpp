@@ -1,0 +1,569 @@
+// timeline_painter.cpp — see timeline_painter.hpp for the layers and the
+// per-pixel-column rule that bounds a frame's work.
+#include "viewer/render/timeline_painter.hpp"
+
+#include <QFontMetricsF>
+#include <QPainterPath>
+#include <algorithm>
+#include <cmath>
+
+#include "viewer/core/time_ruler.hpp"
+#include "viewer/render/timeline_style.hpp"
+
+namespace skein {
+namespace {
+
+constexpr int kMaxArrowsPerColumn = 3;
+constexpr double kMinLabelPx = 36;
+constexpr double kRunningHalfHeight = 4;
+constexpr double kWaitingHalfHeight = 1;
+
+// Per-column coverage of one row.
+constexpr std::uint8_t kLine = 1, kRun = 2, kSelected = 4;
+
+struct Frame {
+  QPainter& p;
+  const TimelineData& data;
+  const TimelineViewState& view;
+  const TimelineGeometry& g;
+  double t0 = 0;  // time at x = 0
+  double t1 = 0;  // time at x = width
+  std::int32_t first_slot = 0;
+  std::int32_t last_slot = -1;  // inclusive
+  std::vector<std::uint32_t> chain;  // the selected chain, sorted
+  std::vector<float> density;        // arrows per column, for the strip under the ruler
+
+  [[nodiscard]] double x(double t) const { return view.mapping.x_of(t); }
+  // The y of a row's line; nullopt when the row is folded.
+  [[nodiscard]] std::optional<double> row_y(std::int32_t row) const {
+    const auto slot = view.slot_of(row);
+    if (!slot) return std::nullopt;
+    return g.line_y(*slot, view.row_offset);
+  }
+  [[nodiscard]] bool in_chain(std::uint32_t i) const { return std::binary_search(chain.begin(), chain.end(), i); }
+};
+
+QFont font_of(double point_size, bool bold = false) {
+  QFont f(QStringLiteral("DejaVu Sans"));
+  f.setStyleHint(QFont::SansSerif);
+  f.setPixelSize(static_cast<int>(std::lround(point_size)));
+  f.setBold(bold);
+  return f;
+}
+
+// Column of x, clamped to the canvas.
+int column(double x, int width) { return static_cast<int>(std::clamp(std::floor(x), -1.0, double(width))); }
+
+void fill_runs(QPainter& p, const std::vector<std::uint8_t>& cover, std::uint8_t bit, double y0, double h,
+               const QColor& colour) {
+  const int w = static_cast<int>(cover.size());
+  for (int c = 0; c < w;) {
+    if (!(cover[static_cast<std::size_t>(c)] & bit)) {
+      ++c;
+      continue;
+    }
+    int e = c;
+    while (e < w && (cover[static_cast<std::size_t>(e)] & bit)) ++e;
+    p.fillRect(QRectF(c, y0, e - c, h), colour);
+    c = e;
+  }
+}
+
+void mark(std::vector<std::uint8_t>& cover, double x0, double x1, std::uint8_t bit) {
+  const int w = static_cast<int>(cover.size());
+  const int c0 = std::max(0, column(x0, w));
+  const int c1 = std::min(w - 1, column(x1, w));
+  for (int c = c0; c <= c1; ++c) cover[static_cast<std::size_t>(c)] |= bit;
+}
+
+void paint_bands(Frame& f, const std::vector<TimelineBand>& bands, const QColor& colour) {
+  if (bands.empty()) return;
+  std::vector<std::uint8_t> cover(static_cast<std::size_t>(f.g.width), 0);
+  // Bands are sorted by start and (idle) disjoint or (gc) short: the first
+  // possibly visible one starts at most one band before t0.
+  auto it = std::lower_bound(bands.begin(), bands.end(), f.t0,
+                             [](const TimelineBand& b, double t) { return double(b.end) < t; });
+  if (it != bands.begin()) --it;
+  while (it != bands.end() && double(it->start) <= f.t1) {
+    const double x0 = f.x(double(it->start)), x1 = f.x(double(it->end));
+    mark(cover, x0, std::max(x1, x0), kLine);
+    if (std::floor(x1) <= std::floor(x0)) {
+      // Sub-pixel: jump to the first band starting in the next column.
+      const double next = f.view.mapping.t_of(std::floor(x0) + 1);
+      auto jump = std::lower_bound(it + 1, bands.end(), next,
+                                   [](const TimelineBand& b, double t) { return double(b.start) < t; });
+      it = jump;
+    } else {
+      ++it;
+    }
+  }
+  fill_runs(f.p, cover, kLine, f.g.rows_top(), f.g.rows_bottom() - f.g.rows_top(), colour);
+}
+
+void paint_grid(Frame& f, const TimeRuler& ruler) {
+  f.p.setPen(QPen(style::kGrid, 1));
+  for (const RulerTick& t : ruler.ticks) {
+    const double x = std::round(t.x) + 0.5;
+    f.p.drawLine(QPointF(x, f.g.rows_top()), QPointF(x, f.g.rows_bottom()));
+  }
+}
+
+struct LabelJob {
+  std::uint32_t thread;
+  double x0, x1;
+  double y;
+};
+
+// One row: lines, running spans, failures, pending arrowheads; collects
+// the threads wide enough for a label.
+void paint_row(Frame& f, std::int32_t slot, std::vector<LabelJob>& labels) {
+  const std::int32_t r = *f.view.row_of_slot(slot);
+  const TimelineRow& row = f.data.rows[static_cast<std::size_t>(r)];
+  const double y = f.g.line_y(slot, f.view.row_offset);
+  const int w = f.g.width;
+  std::vector<std::uint8_t> cover(static_cast<std::size_t>(w), 0);
+  bool pending_arrow = false;
+
+  // Threads. end_prefix_max is non-decreasing: the first thread that may
+  // reach t0 is a binary search away.
+  std::size_t k = static_cast<std::size_t>(
+      std::lower_bound(row.end_prefix_max.begin(), row.end_prefix_max.end(), f.t0,
+                       [](TimeNs e, double t) { return double(e) < t; }) -
+      row.end_prefix_max.begin());
+  const std::size_t n = row.threads.size();
+  while (k < n) {
+    const std::uint32_t i = row.threads[k];
+    const TimelineThread& t = f.data.threads[i];
+    if (double(t.start) > f.t1) break;
+    const double x0 = f.x(double(t.start)), x1 = f.x(double(t.end));
+    if (x1 >= 0) {
+      mark(cover, x0, x1, f.in_chain(i) ? std::uint8_t(kLine | kSelected) : kLine);
+      if (t.outcome == ThreadOutcome::pending && t.end >= f.data.end_time && x1 <= w) pending_arrow = true;
+      if (x1 - x0 >= kMinLabelPx && x1 > 0 && x0 < w) labels.push_back(LabelJob{i, x0, x1, y});
+    }
+    if (std::floor(x1) <= std::floor(x0) && x0 >= 0) {
+      // Sub-pixel: the rest of this column is covered already; go on from
+      // the last thread starting in it (it may be long) or the next column.
+      const double next = f.view.mapping.t_of(std::floor(x0) + 1);
+      const auto jump = static_cast<std::size_t>(
+          std::lower_bound(row.starts.begin() + static_cast<std::ptrdiff_t>(k), row.starts.end(), next,
+                           [](TimeNs s, double v) { return double(s) < v; }) -
+          row.starts.begin());
+      if (jump > k + 1) {
+        const TimelineThread& last = f.data.threads[row.threads[jump - 1]];
+        mark(cover, f.x(double(last.start)), f.x(double(last.end)), kLine);
+        if (f.x(double(last.end)) - f.x(double(last.start)) >= kMinLabelPx)
+          labels.push_back(LabelJob{row.threads[jump - 1], f.x(double(last.start)), f.x(double(last.end)), y});
+        if (last.outcome == ThreadOutcome::pending && last.end >= f.data.end_time) pending_arrow = true;
+        k = jump;
+      } else {
+        ++k;
+      }
+    } else {
+      ++k;
+    }
+  }
+
+  // Running spans: disjoint and sorted, so their ends are sorted too.
+  auto a = std::lower_bound(row.activations.begin(), row.activations.end(), f.t0,
+                            [](const TimelineActivation& act, double t) { return double(act.end) < t; });
+  while (a != row.activations.end() && double(a->start) <= f.t1) {
+    const double x0 = f.x(double(a->start)), x1 = f.x(double(a->end));
+    mark(cover, x0, x1, kRun);
+    if (std::floor(x1) <= std::floor(x0)) {
+      const double next = f.view.mapping.t_of(std::floor(x0) + 1);
+      a = std::lower_bound(a + 1, row.activations.end(), next,
+                           [](const TimelineActivation& act, double t) { return double(act.start) < t; });
+      // The last one starting in this column may reach further.
+      if (a != row.activations.begin() && (a - 1)->end > (a - 1)->start)
+        mark(cover, f.x(double((a - 1)->start)), f.x(double((a - 1)->end)), kRun);
+    } else {
+      ++a;
+    }
+  }
+
+  fill_runs(f.p, cover, kLine, y - kWaitingHalfHeight, 2 * kWaitingHalfHeight, style::kWaiting);
+  fill_runs(f.p, cover, kSelected, y - 1.5, 3, style::kSelectedLine);
+  fill_runs(f.p, cover, kRun, y - kRunningHalfHeight, 2 * kRunningHalfHeight, style::kRunning);
+
+  // Failures: a red bar across the line where a failed thread ended; one
+  // per column at most.
+  auto fail = std::lower_bound(row.failures.begin(), row.failures.end(), f.t0,
+                               [](const std::pair<TimeNs, std::uint32_t>& e, double t) { return double(e.first) < t; });
+  while (fail != row.failures.end() && double(fail->first) <= f.t1) {
+    const double x = std::floor(f.x(double(fail->first)));
+    f.p.fillRect(QRectF(x - 1, y - 8, 3, 16), style::kFailure);
+    const double next = f.view.mapping.t_of(x + 1);
+    fail = std::lower_bound(fail + 1, row.failures.end(), next,
+                            [](const std::pair<TimeNs, std::uint32_t>& e, double t) { return double(e.first) < t; });
+  }
+
+  if (pending_arrow) {
+    const double x = f.x(double(f.data.end_time));
+    QPainterPath head;
+    head.moveTo(x + 7, y);
+    head.lineTo(x - 1, y - 5);
+    head.lineTo(x - 1, y + 5);
+    head.closeSubpath();
+    f.p.fillPath(head, style::kWaiting.darker(130));
+  }
+}
+
+// A vertical arrow at x (a pixel centre): the shaft is a pixel-aligned
+// rectangle (crisp, and far cheaper than an antialiased line), the head an
+// antialiased triangle.
+void paint_arrow(Frame& f, double x, double y_from, double y_to, const QColor& colour, double width) {
+  const double dir = y_to > y_from ? 1 : -1;
+  const double shaft_end = y_to - dir * 5;
+  const double w = width >= 2 ? 2 : 1;
+  f.p.fillRect(QRectF(std::floor(x), std::min(y_from, shaft_end), w, std::fabs(shaft_end - y_from)), colour);
+  const QPointF head[3] = {{x, y_to}, {x - 3.5, y_to - dir * 7}, {x + 3.5, y_to - dir * 7}};
+  f.p.setPen(Qt::NoPen);
+  f.p.setBrush(colour);
+  f.p.drawConvexPolygon(head, 3);
+  f.p.setBrush(Qt::NoBrush);
+}
+
+// One edge as an arrow: its direction is the direction of causality (a
+// read's arrow comes from the input, a wait's goes to what is waited on).
+void paint_edge(Frame& f, const TimelineEdge& e, double width) {
+  if (e.dst < 0 || (e.src < 0 && e.kind != EdgeKind::notify)) return;
+  const double x = std::round(f.x(double(e.time))) + 0.5;
+  const TimelineThread& dst = f.data.threads[static_cast<std::size_t>(e.dst)];
+  const auto dst_y = f.row_y(dst.row);
+  const auto src_y = e.src >= 0 ? f.row_y(f.data.threads[static_cast<std::size_t>(e.src)].row) : std::optional<double>();
+  if (!dst_y || (e.src >= 0 && !src_y)) return;  // an end on a folded row: nothing alive there to point at
+  const double y_dst = *dst_y;
+  const double y_src = src_y ? *src_y : y_dst - 12;  // from the scheduler: a short arrow from above
+  const double top = f.g.rows_top(), bottom = f.g.rows_bottom();
+  if (std::max(y_src, y_dst) < top || std::min(y_src, y_dst) > bottom) return;
+  if (std::fabs(y_src - y_dst) < 1) return;  // same row: a merge chain's own continuation
+  // An end far off-screen is brought to just outside the view: the arrow
+  // looks the same, and the rasteriser is not handed a line 100,000 px long.
+  const auto clip = [&](double y) { return std::clamp(y, top - 20, bottom + 20); };
+  QColor colour = style::edge_colour(e.kind);
+  // Long arrows cross many rows: lighter, so they do not bar the view.
+  if (width < 2 && std::fabs(y_src - y_dst) > 6 * TimelineGeometry::kRowHeight) colour.setAlphaF(0.45);
+  const double ys = clip(y_src), yd = clip(y_dst);
+  switch (e.kind) {
+    case EdgeKind::spawn:
+      f.p.fillRect(QRectF(std::floor(x), std::min(ys, yd), 1, std::fabs(ys - yd)), colour);
+      f.p.setBrush(colour);
+      f.p.setPen(Qt::NoPen);
+      f.p.drawEllipse(QPointF(x, yd), 2.5, 2.5);
+      f.p.setBrush(Qt::NoBrush);
+      return;
+    case EdgeKind::read:
+      if (dst.outcome == ThreadOutcome::fail) colour = style::kFailure;
+      paint_arrow(f, x, yd, ys, colour, width);
+      return;
+    default:
+      paint_arrow(f, x, ys, yd, colour, width);
+      return;
+  }
+}
+
+void paint_edges(Frame& f) {
+  const auto& times = f.data.edge_times;
+  auto i = static_cast<std::size_t>(
+      std::lower_bound(times.begin(), times.end(), f.t0, [](TimeNs t, double v) { return double(t) < v; }) -
+      times.begin());
+  const auto end = static_cast<std::size_t>(
+      std::upper_bound(times.begin(), times.end(), f.t1, [](double v, TimeNs t) { return v < double(t); }) -
+      times.begin());
+  f.density.assign(static_cast<std::size_t>(f.g.width), 0.0f);
+  while (i < end) {
+    const double c = std::floor(f.x(double(times[i])));
+    const double next = f.view.mapping.t_of(c + 1);
+    auto j = static_cast<std::size_t>(
+        std::lower_bound(times.begin() + static_cast<std::ptrdiff_t>(i), times.begin() + static_cast<std::ptrdiff_t>(end),
+                         next, [](TimeNs t, double v) { return double(t) < v; }) -
+        times.begin());
+    j = std::max(j, i + 1);
+    const std::size_t count = j - i;
+    if (c >= 0 && c < f.g.width) f.density[static_cast<std::size_t>(c)] += static_cast<float>(count);
+    if (count <= kMaxArrowsPerColumn)
+      for (std::size_t k = i; k < j; ++k) paint_edge(f, f.data.edges[k], 1.3);
+    i = j;
+  }
+  // The selection's own edges, on top and never aggregated.
+  for (std::uint32_t k : f.view.selected_edges) {
+    const TimelineEdge& e = f.data.edges[k];
+    if (double(e.time) >= f.t0 && double(e.time) <= f.t1) paint_edge(f, e, 2.2);
+  }
+}
+
+// The strip under the ruler: one mark per column, darker for more arrows
+// (log scale: 1 arrow is faint, 1000 are black).
+void paint_density(Frame& f) {
+  const double y = TimelineGeometry::kRulerHeight;
+  for (int c = 0; c < f.g.width; ++c) {
+    const float count = f.density[static_cast<std::size_t>(c)];
+    if (count <= 0) continue;
+    QColor d = style::kDensity;
+    d.setAlphaF(std::min(1.0, 0.2 + 0.8 * std::log2(1.0 + double(count)) / 10.0));
+    f.p.fillRect(QRectF(c, y, 1, TimelineGeometry::kDensityHeight), d);
+  }
+}
+
+void paint_anomalies(Frame& f) {
+  // Sorted by time: start at the first in view.
+  auto first = std::lower_bound(f.data.anomalies.begin(), f.data.anomalies.end(), f.t0,
+                                [](const TimelineAnomaly& a, double t) { return double(a.time) < t; });
+  for (auto it = first; it != f.data.anomalies.end() && double(it->time) <= f.t1; ++it) {
+    const TimelineAnomaly& a = *it;
+    if (a.thread < 0) continue;
+    const QColor colour =
+        a.rule == "missing-notification" ? style::kMissingNotification : style::kOtherFinding;
+    const double x = std::round(f.x(double(a.time))) + 0.5;
+    const auto thread_y = f.row_y(f.data.threads[static_cast<std::size_t>(a.thread)].row);
+    if (!thread_y) continue;
+    const double y = *thread_y;
+    if (a.from >= 0) {
+      const double yf = std::clamp(f.row_y(f.data.threads[static_cast<std::size_t>(a.from)].row).value_or(y),
+                                   double(f.g.rows_top() - 20), double(f.g.rows_bottom() + 20));
+      f.p.setPen(QPen(colour, 1.5, Qt::DashLine));
+      f.p.drawLine(QPointF(x, yf), QPointF(x, y));
+    }
+    QPainterPath diamond;
+    diamond.moveTo(x, y - 7);
+    diamond.lineTo(x + 6, y);
+    diamond.lineTo(x, y + 7);
+    diamond.lineTo(x - 6, y);
+    diamond.closeSubpath();
+    f.p.fillPath(diamond, colour);
+    f.p.setPen(QPen(Qt::white, 1.5));
+    f.p.drawLine(QPointF(x, y - 3.5), QPointF(x, y + 1));
+    f.p.drawPoint(QPointF(x, y + 3.5));
+  }
+}
+
+void paint_labels(Frame& f, const std::vector<LabelJob>& labels) {
+  const QFont label_font = font_of(12);
+  const QFont kind_font = font_of(10);
+  const QFontMetricsF lm(label_font), km(kind_font);
+  // Left to right within each row; a label never runs over the one before
+  // it (members of a merge chain overlap in time): among labels pinned to
+  // the left edge, the chain's latest member wins.
+  std::vector<LabelJob> sorted = labels;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const LabelJob& a, const LabelJob& b) {
+    return a.y != b.y ? a.y < b.y : std::max(a.x0, 0.0) < std::max(b.x0, 0.0) ||
+                                        (std::max(a.x0, 0.0) == std::max(b.x0, 0.0) && a.x0 > b.x0);
+  });
+  double row_y = -1, taken_until = -1e9;
+  for (const LabelJob& job : sorted) {
+    const TimelineThread& t = f.data.threads[job.thread];
+    if (job.y != row_y) {
+      row_y = job.y;
+      taken_until = -1e9;
+    }
+    // Pinned to the left edge when the thread starts off-screen.
+    const double left = std::max(job.x0, 0.0) + 3;
+    const double right = std::min(job.x1, double(f.g.width)) - 3;
+    if (right - left < 16 || left < taken_until) continue;
+    const std::string& label = f.data.text(t.label);
+    QString text = label.empty() ? QStringLiteral("#%1").arg(t.id)
+                                 : QString::fromStdString(label) + QStringLiteral("  #%1").arg(t.id);
+    text = lm.elidedText(text, Qt::ElideRight, right - left);
+    taken_until = left + lm.horizontalAdvance(text) + 12;
+    if (!text.isEmpty()) {
+      f.p.setFont(label_font);
+      f.p.setPen(style::kLabel);
+      f.p.drawText(QPointF(left, job.y - kRunningHalfHeight - 4), text);
+    }
+    const std::string& kind = f.data.text(t.kind);
+    if (!kind.empty()) {
+      const QString k = km.elidedText(QString::fromStdString(kind), Qt::ElideRight, right - left);
+      if (!k.isEmpty()) {
+        f.p.setFont(kind_font);
+        f.p.setPen(style::kKind);
+        f.p.drawText(QPointF(left, job.y + kRunningHalfHeight + km.ascent() + 2), k);
+      }
+    }
+  }
+}
+
+void paint_ruler(Frame& f, const TimeRuler& ruler) {
+  const int h = TimelineGeometry::kRulerHeight;
+  f.p.fillRect(QRectF(0, 0, f.g.width, h + TimelineGeometry::kDensityHeight), style::kRulerBackground);
+  const QFont font = font_of(11);
+  const QFontMetricsF fm(font);
+  f.p.setFont(font);
+  // The caption, right-aligned, in a box the tick labels stay clear of.
+  QString caption = QString::fromStdString(ruler.caption);
+  if (f.view.folded > 0)
+    caption += f.view.folding == RowFolding::quiet ? QStringLiteral("   ·   %1 quiet rows folded").arg(f.view.folded)
+                                                   : QStringLiteral("   ·   %1 empty rows folded").arg(f.view.folded);
+  const double caption_w = fm.horizontalAdvance(caption) + 16;
+  const double caption_x = f.g.width - caption_w;
+  for (const RulerTick& t : ruler.ticks) {
+    const double x = std::round(t.x) + 0.5;
+    f.p.setPen(QPen(style::kBorder, 1));
+    f.p.drawLine(QPointF(x, h - 8), QPointF(x, h));
+    const QString label = QString::fromStdString(t.label);
+    if (x + 4 + fm.horizontalAdvance(label) > caption_x) continue;
+    f.p.setPen(style::kRulerText);
+    f.p.drawText(QPointF(x + 4, h - 11), label);
+  }
+  f.p.fillRect(QRectF(caption_x, 0, caption_w, h - 1), style::kRulerBackground);
+  f.p.setPen(style::kCaptionText);
+  f.p.drawText(QPointF(caption_x + 8, h - 11), caption);
+  f.p.setPen(QPen(style::kBorder, 1));
+  f.p.drawLine(QPointF(0, h + TimelineGeometry::kDensityHeight + 0.5),
+               QPointF(f.g.width, h + TimelineGeometry::kDensityHeight + 0.5));
+}
+
+void paint_counters(Frame& f) {
+  const int top = f.g.counters_top();
+  const int lane = TimelineGeometry::kCounterLaneHeight;
+  const QFont font = font_of(10);
+  for (int c = 0; c < f.g.counter_lanes; ++c) {
+    const TimelineCounter& counter = f.data.counters[static_cast<std::size_t>(c)];
+    const double y0 = top + c * lane;
+    f.p.fillRect(QRectF(0, y0, f.g.width, lane), c % 2 ? style::kRowStripe : style::kRulerBackground);
+    f.p.setPen(QPen(style::kBorder, 1));
+    f.p.drawLine(QPointF(0, y0 + 0.5), QPointF(f.g.width, y0 + 0.5));
+    const double span = double(std::max<std::int64_t>(1, counter.max - std::min<std::int64_t>(0, counter.min)));
+    const double base = double(std::min<std::int64_t>(0, counter.min));
+    const auto y_of = [&](std::int64_t v) { return y0 + lane - 3 - (double(v) - base) / span * (lane - 8); };
+    // The value in force at each column's right edge: one sample per
+    // column, found by a galloping search from the previous column's (the
+    // columns go forward in time, so the search stays in cache), and a
+    // million samples cost what a thousand do. Drawn as a step area: runs
+    // of equal value are one light rectangle with a dark top edge, a change
+    // of value a dark vertical rectangle; no antialiasing, the steps are
+    // axis-aligned.
+    const auto& times = counter.times;
+    const double bottom = y0 + lane - 2;
+    double run_start = 0, run_y = -1;
+    const auto flush = [&](double end_x) {
+      if (run_y < 0 || end_x <= run_start) return;
+      f.p.fillRect(QRectF(run_start, run_y, end_x - run_start, bottom - run_y), style::kCounterFill);
+      f.p.fillRect(QRectF(run_start, run_y - 0.5, end_x - run_start, 1.5), style::kCounterLine);
+    };
+    std::size_t at = 0;  // the number of samples at or before the column's right edge
+    for (int x = 0; x < f.g.width; ++x) {
+      const double t = f.view.mapping.t_of(x + 1);
+      std::size_t step = 1;
+      while (at + step <= times.size() && double(times[at + step - 1]) <= t) step *= 2;
+      const std::size_t lo = at + step / 2, hi = std::min(times.size(), at + step);
+      at = static_cast<std::size_t>(
+          std::upper_bound(times.begin() + static_cast<std::ptrdiff_t>(lo), times.begin() + static_cast<std::ptrdiff_t>(hi),
+                           t, [](double v, TimeNs s) { return v < double(s); }) -
+          times.begin());
+      if (at == 0) continue;
+      const double y = std::round(y_of(counter.values[at - 1]));
+      if (y == run_y) continue;
+      flush(x);
+      if (run_y >= 0) f.p.fillRect(QRectF(x, std::min(run_y, y) - 0.5, 1.5, std::fabs(run_y - y) + 1.5), style::kCounterLine);
+      run_start = x;
+      run_y = y;
+    }
+    flush(f.g.width);
+    f.p.setFont(font);
+    f.p.setPen(style::kRulerText);
+    const QString name = QString::fromStdString(counter.name) +
+                         QStringLiteral("  %1..%2").arg(counter.min).arg(counter.max);
+    f.p.drawText(QPointF(6, y0 + 12), name);
+  }
+}
+
+void paint_legend(Frame& f) {
+  const double y0 = f.g.legend_top();
+  f.p.fillRect(QRectF(0, y0, f.g.width, TimelineGeometry::kLegendHeight), style::kRulerBackground);
+  f.p.setPen(QPen(style::kBorder, 1));
+  f.p.drawLine(QPointF(0, y0 + 0.5), QPointF(f.g.width, y0 + 0.5));
+  const QFont font = font_of(11);
+  const QFontMetricsF fm(font);
+  f.p.setFont(font);
+  struct Item {
+    const char* name;
+    QColor colour;
+    int shape;  // 0 thick bar, 1 thin line, 2 arrow, 3 band, 4 red bar, 5 diamond
+  };
+  const Item items[] = {
+      {"running", style::kRunning, 0},     {"waiting", style::kWaiting, 1}, {"spawn", style::kSpawn, 2},
+      {"read", style::kRead, 2},           {"read of a failure", style::kFailure, 2},
+      {"wait", style::kWait, 2},           {"resolve", style::kResolve, 2}, {"notify", style::kNotify, 2},
+      {"failed", style::kFailure, 4},      {"missing notification", style::kMissingNotification, 5},
+      {"idle", style::kIdle, 3},           {"GC", style::kGc, 3},
+  };
+  double x = 8;
+  const double cy = y0 + TimelineGeometry::kLegendHeight / 2.0 + 0.5;
+  f.p.setRenderHint(QPainter::Antialiasing, true);
+  for (const Item& item : items) {
+    switch (item.shape) {
+      case 0: f.p.fillRect(QRectF(x, cy - 4, 18, 8), item.colour); break;
+      case 1: f.p.fillRect(QRectF(x, cy - 1, 18, 2), item.colour); break;
+      case 2: paint_arrow(f, x + 9, cy + 7, cy - 7, item.colour, 1.5); break;
+      case 3:
+        f.p.fillRect(QRectF(x + 2, cy - 7, 14, 14), item.colour);
+        f.p.setPen(QPen(style::kBorder, 1));
+        f.p.drawRect(QRectF(x + 2.5, cy - 6.5, 13, 13));
+        break;
+      case 4: f.p.fillRect(QRectF(x + 8, cy - 7, 3, 14), item.colour); break;
+      default: {
+        QPainterPath d;
+        d.moveTo(x + 9, cy - 6);
+        d.lineTo(x + 15, cy);
+        d.lineTo(x + 9, cy + 6);
+        d.lineTo(x + 3, cy);
+        d.closeSubpath();
+        f.p.fillPath(d, item.colour);
+      }
+    }
+    f.p.setPen(style::kRulerText);
+    const QString name = QString::fromLatin1(item.name);
+    f.p.drawText(QPointF(x + 22, cy + fm.ascent() / 2 - 1), name);
+    x += 22 + fm.horizontalAdvance(name) + 14;
+    if (x > f.g.width) break;
+  }
+}
+
+}  // namespace
+
+void paint_timeline(QPainter& painter, const TimelineData& data, const TimelineViewState& view,
+                    const TimelineGeometry& geometry, const TimelinePaintOptions& options) {
+  Frame f{painter, data, view, geometry, 0, 0, 0, -1, {}, {}};
+  f.t0 = view.mapping.t_of(0);
+  f.t1 = view.mapping.t_of(geometry.width);
+  f.chain = view.selected_chain;
+  std::sort(f.chain.begin(), f.chain.end());
+  const int rows_top = geometry.rows_top(), rows_bottom = geometry.rows_bottom();
+  f.first_slot = std::max(0, static_cast<std::int32_t>(std::floor(view.row_offset)));
+  f.last_slot = std::min(view.slot_count() - 1,
+                         static_cast<std::int32_t>(std::floor(view.row_offset + geometry.visible_rows())));
+
+  painter.save();
+  painter.setRenderHint(QPainter::Antialiasing, false);
+  painter.setRenderHint(QPainter::TextAntialiasing, true);
+  painter.fillRect(QRectF(0, 0, geometry.width, geometry.height), style::kCanvas);
+  painter.setClipRect(QRectF(0, rows_top, geometry.width, rows_bottom - rows_top));
+  for (std::int32_t s = f.first_slot; s <= f.last_slot; ++s)
+    if (s % 2 == 1)
+      painter.fillRect(QRectF(0, geometry.row_top(s, view.row_offset), geometry.width, TimelineGeometry::kRowHeight),
+                       style::kRowStripe);
+  paint_bands(f, data.idle, style::kIdle);
+  paint_bands(f, data.gc, style::kGc);
+  const TimeRuler ruler = make_ruler(view.mapping, geometry.width, double(data.first_time));
+  paint_grid(f, ruler);
+  if (view.selected)
+    if (const auto slot = view.slot_of(data.threads[*view.selected].row))
+      painter.fillRect(QRectF(0, geometry.row_top(*slot, view.row_offset), geometry.width, TimelineGeometry::kRowHeight),
+                       style::kSelection);
+  std::vector<LabelJob> labels;
+  for (std::int32_t s = f.first_slot; s <= f.last_slot; ++s) paint_row(f, s, labels);
+  painter.setRenderHint(QPainter::Antialiasing, true);
+  paint_edges(f);
+  paint_anomalies(f);
+  paint_labels(f, labels);
+  painter.setClipping(false);
+  painter.setRenderHint(QPainter::Antialiasing, false);
+  paint_ruler(f, ruler);
+  paint_density(f);
+  paint_counters(f);
+  if (options.legend) paint_legend(f);
+  painter.restore();
+}
+
+}  // namespace skein
