@@ -22,9 +22,12 @@
 // polls with pause(). The data still arrives, but no record links the
 // backend's completion to the poll thread resolving the reads: the only
 // cause the trace gives for those activations is the poll thread's own
-// yield. --annotate applies the one-line fix, skein::notify(poll thread)
-// where the flag is set, which records notify(backend -> poll thread,
-// external) (README.md, "Samples", shows both traces).
+// yield, and `skein lint` reports a missing notification at each read the
+// poll thread resolves after finding the flag (a hand-off after polling,
+// viewer/LINTS.md). --annotate applies the one-line fix,
+// skein::notify(poll thread) where the flag is set, which records
+// notify(backend -> poll thread, external) (README.md, "Samples", shows
+// both traces and both lints).
 //
 // The program is bounded: it reads --requests blocks, stops the poll
 // thread, and ends with nothing pending.

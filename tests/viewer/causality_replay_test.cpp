@@ -91,3 +91,41 @@ TEST_CASE("causality replay: every way a transfer is explained") {
         "14 4->-1 scheduler\n"
         "15 -1->4 switch-input-resolved 10\n");
 }
+
+TEST_CASE("causality replay: a poller's switch is its yield's, its hand-off the notify's") {
+  // Fiber 1 polls with pauses; 3 notifies it (external) and its pause
+  // resolves: the switch back cites the pause's resolve, and its resolve of
+  // 2 (a thread it did not create), after an empty yield turn, cites the
+  // notify. The verdicts of hand-offs carry the hand-off's record.
+  CHECK(verdicts_of("(skein-trace 1)\n"
+                    "(spawn 100 1 0 fiber)\n"         // 1
+                    "(spawn 200 2 0 task)\n"          // 2
+                    "(spawn 300 3 0 fiber)\n"         // 3
+                    "(switch 400 -1)\n"               // 4
+                    "(switch 500 1)\n"                // 5: first run
+                    "(spawn 600 4 1 pause)\n"         // 6
+                    "(wait 700 1 4)\n"                // 7
+                    "(switch 800 -1)\n"               // 8
+                    "(notify 900 -1 4 yield)\n"       // 9
+                    "(resolve 1000 4 -1 ok)\n"        // 10
+                    "(switch 1100 1)\n"               // 11: its yield; an empty turn
+                    "(spawn 1200 5 1 pause)\n"        // 12
+                    "(wait 1300 1 5)\n"               // 13
+                    "(switch 1400 3)\n"               // 14: first run
+                    "(notify 1500 3 1 external)\n"    // 15
+                    "(switch 1600 -1)\n"              // 16
+                    "(notify 1700 -1 5 yield)\n"      // 17
+                    "(resolve 1800 5 -1 ok)\n"        // 18
+                    "(switch 1900 1)\n"               // 19: its yield, not the notify
+                    "(resolve 2000 2 1 ok)\n"         // 20: the notify's
+                    "(end 2100)\n") ==
+        "1 none->0 first-actor\n"
+        "4 0->-1 scheduler\n"
+        "5 -1->1 switch-first-run\n"
+        "8 1->-1 scheduler\n"
+        "11 -1->1 switch-input-resolved 10\n"
+        "14 1->3 switch-first-run\n"
+        "16 3->-1 scheduler\n"
+        "19 -1->1 switch-input-resolved 18\n"
+        "20 -1->1 hand-off-notified 15\n");
+}

@@ -13,6 +13,16 @@
 // another fiber (a mailbox hand-over), starts async threads (which run at
 // once), and blocks: on a new leaf, on a pause (a yield from the loop), or
 // finishes. Deterministic for a seed.
+//
+// Polling, as the rule reads it (viewer/LINTS.md): a fiber woken by its
+// pause right after a turn that was woken the same way and handed nothing
+// off (no resolve of a thread it did not create, no notify) is polling; an
+// honest poller finds only what the trace records, and nothing here sets a
+// condition for it, so it hands nothing off. (A fiber told by an `external`
+// notify would have two causes for its switch, its pause and the notify,
+// and removing one would leave the other: the mutation test could not see
+// it. tests/viewer/lint_mutation_test.cpp removes such a notify from a
+// poll loop written as blockread's is.)
 #pragma once
 
 #include <cstdint>
@@ -41,6 +51,7 @@ class CooperativeTrace {
   struct Leaf {
     std::int64_t id;
     std::string kind;  // sleep, io: the loop resolves it; wait: a fiber does
+    std::int64_t creator = -1;
   };
   struct Fiber {
     std::int64_t id;
@@ -50,6 +61,8 @@ class CooperativeTrace {
     bool done = false;
     bool waiting_notify = false;
     std::int64_t last_input = -1;  // what it reads first when switched to again
+    bool paused = false;           // blocked on a pause: its next turn is woken by its own yield
+    bool idle_poll = false;        // its last turn was woken by its yield alone and handed nothing off
   };
 
   std::string now() {
@@ -71,7 +84,7 @@ class CooperativeTrace {
   std::int64_t spawn_leaf(std::int64_t by, const std::string& kind) {
     const std::int64_t l = next_id_++;
     emit("(spawn " + now() + " " + id(l) + " " + id(by) + " " + kind + ")");
-    leaves_.push_back({l, kind});
+    leaves_.push_back({l, kind, by});
     const int binds = static_cast<int>(roll(3));
     std::int64_t input = l;
     for (int i = 0; i < binds; ++i) {
@@ -142,6 +155,10 @@ class CooperativeTrace {
   void run_fiber(std::size_t index) {
     const std::int64_t f = fibers_[index].id;
     fibers_[index].ready = false;
+    const bool by_yield = fibers_[index].paused;
+    const bool polling = by_yield && fibers_[index].idle_poll;
+    fibers_[index].paused = false;
+    bool handed_off = false;
     emit("(switch " + now() + " " + id(f) + ")");
     if (fibers_[index].last_input >= 0) {
       emit("(read " + now() + " " + id(f) + " " + id(fibers_[index].last_input) + ")");
@@ -150,6 +167,7 @@ class CooperativeTrace {
     const int actions = 1 + static_cast<int>(roll(4));
     for (int a = 0; a < actions; ++a) {
       const std::uint64_t r = roll(10);
+      if (polling && r >= 3 && r < 8) continue;  // it found nothing to hand off
       if (r < 3) {
         spawn_leaf(f, roll(2) == 0 ? "wait" : (roll(2) == 0 ? "io" : "sleep"));
       } else if (r < 6) {
@@ -160,6 +178,7 @@ class CooperativeTrace {
         if (waits.empty()) continue;
         const std::size_t i = waits[roll(waits.size())];
         const std::int64_t l = leaves_[i].id;
+        handed_off = handed_off || leaves_[i].creator != f;
         leaves_.erase(leaves_.begin() + static_cast<std::ptrdiff_t>(i));
         resolve(l, f);
       } else if (r < 8) {
@@ -169,6 +188,7 @@ class CooperativeTrace {
             emit("(notify " + now() + " " + id(f) + " " + id(g.id) + " mailbox)");
             g.waiting_notify = false;
             g.ready = true;
+            handed_off = true;
             break;
           }
       } else {
@@ -185,11 +205,12 @@ class CooperativeTrace {
     // control comes back is the fiber's own (it returns from the stack).
     const std::uint64_t r = roll(10);
     Fiber& me = fibers_[index];
+    me.idle_poll = by_yield && !handed_off;
     if (r < 4) {
       const std::int64_t l = next_id_++;
       const std::string kind = roll(2) == 0 ? "io" : "wait";
       emit("(spawn " + now() + " " + id(l) + " " + id(f) + " " + kind + ")");
-      leaves_.push_back({l, kind});
+      leaves_.push_back({l, kind, f});
       emit("(wait " + now() + " " + id(f) + " " + id(l) + ")");
       me.blocked_on = l;
       me.last_input = l;
@@ -197,9 +218,10 @@ class CooperativeTrace {
       const std::int64_t p = next_id_++;
       emit("(spawn " + now() + " " + id(p) + " " + id(f) + " pause)");
       emit("(wait " + now() + " " + id(f) + " " + id(p) + ")");
-      leaves_.push_back({p, "pause"});
+      leaves_.push_back({p, "pause", f});
       me.blocked_on = p;
       me.last_input = p;
+      me.paused = true;
     } else if (r < 8) {
       me.waiting_notify = true;
       emit("(label " + now() + " " + id(f) + " \"take\")");

@@ -275,3 +275,167 @@ TEST_CASE("missing-notification: with wait records, a read of a thread nothing r
   no_waits.erase(no_waits.find("(wait 1300 3 1)\n"), 16);
   CHECK(lint_lines(no_waits, kRule) == "");
 }
+
+namespace {
+
+// A poll loop as Skein's runtime records `pause().then(...)` repeated
+// (samples/blockread --missing-notify): each turn is a bind (2, 7, 9)
+// reading the pause its previous turn spawned, continued through merges.
+// Turns 1 and 2 find nothing; the backend (5, woken by its timer) sets a
+// flag the trace cannot see; turn 3 finds it and resolves B.read (3,
+// created by the main thread).
+const std::string kPollTrace =
+    "(skein-trace 1)\n"
+    "(spawn 1000 1 0 pause)\n"
+    "(spawn 1100 2 0 bind)\n"
+    "(wait 1200 2 1)\n"
+    "(spawn 1300 3 0 task)\n"
+    "(spawn 1400 4 0 sleep)\n"
+    "(spawn 1500 5 0 bind)\n"
+    "(wait 1600 5 4)\n"
+    "(switch 2000 -1)\n"
+    "(notify 2100 -1 1 yield)\n"
+    "(resolve 2200 1 -1 ok)\n"
+    "(read 2300 2 1)\n"  // turn 1: nothing
+    "(spawn 2400 6 2 pause)\n"
+    "(spawn 2500 7 2 bind)\n"
+    "(wait 2600 7 6)\n"
+    "(merge 2700 2 7)\n"
+    "(switch 3000 -1)\n"
+    "(notify 3100 -1 6 yield)\n"
+    "(resolve 3200 6 -1 ok)\n"
+    "(read 3300 7 6)\n"  // turn 2: nothing
+    "(spawn 3400 8 7 pause)\n"
+    "(spawn 3500 9 7 bind)\n"
+    "(wait 3600 9 8)\n"
+    "(merge 3700 7 9)\n"
+    "(switch 4000 -1)\n"
+    "(notify 4100 -1 4 timer)\n"
+    "(resolve 4200 4 -1 ok)\n"
+    "(read 4300 5 4)\n"
+    "(label 4350 5 \"backend\")\n"  // sets the flag
+    "(resolve 4400 5 5 ok)\n"
+    "(switch 5000 -1)\n"
+    "(notify 5100 -1 8 yield)\n"
+    "(resolve 5200 8 -1 ok)\n"
+    "(read 5300 9 8)\n"       // turn 3, event 33
+    "(resolve 5400 3 9 ok)\n"  // finds the flag: event 34
+    "(resolve 5500 9 9 ok)\n"
+    "(switch 5600 -1)\n"
+    "(end 6000)\n";
+
+std::string replaced(std::string trace, const std::string& what, const std::string& with) {
+  const auto at = trace.find(what);
+  REQUIRE(at != std::string::npos);
+  return trace.replace(at, what.size(), with);
+}
+
+}  // namespace
+
+TEST_CASE("missing-notification: a hand-off after polling that found nothing has no recorded cause") {
+  const LintReport report = lint_trace(kPollTrace, kRule);
+  CHECK(test::finding_lines(report.findings) == "missing-notification error 5400 t=9 from=-1 suspect=5 event=34\n");
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].message ==
+        "thread 9 resolved thread 3 with no recorded cause: only its own yield woke it (event 33), and its previous "
+        "2 turns, also woken only by its yield, handed nothing off: it polls something the trace does not record, "
+        "and no thread notified it");
+
+  SECTION("a notify is a hand-off too") {
+    CHECK(lint_lines(replaced(kPollTrace, "(resolve 5400 3 9 ok)", "(notify 5400 9 3 mailbox)"), kRule) ==
+          "missing-notification error 5400 t=9 from=-1 suspect=5 event=34\n");
+  }
+  SECTION("every hand-off of the turn is reported") {
+    const std::string with_10 =
+        replaced(kPollTrace, "(spawn 1300 3 0 task)", "(spawn 1300 3 0 task)\n(spawn 1350 10 0 task)");
+    const std::string two =
+        replaced(with_10, "(resolve 5400 3 9 ok)", "(resolve 5400 3 9 ok)\n(resolve 5450 10 9 ok)");
+    CHECK(lint_lines(two, kRule) ==
+          "missing-notification error 5400 t=9 from=-1 suspect=5 event=35\n"
+          "missing-notification error 5450 t=9 from=-1 suspect=5 event=36\n");
+  }
+}
+
+TEST_CASE("missing-notification: a hand-off after polling is explained by a notify from another thread") {
+  SECTION("the fix: the backend notifies the poller's current thread (skein::notify)") {
+    CHECK(lint_lines(replaced(kPollTrace, "(label 4350 5 \"backend\")\n",
+                              "(label 4350 5 \"backend\")\n(notify 4360 5 9 external)\n"),
+                     kRule) == "");
+  }
+  SECTION("... or any thread of its merge group") {
+    CHECK(lint_lines(replaced(kPollTrace, "(label 4350 5 \"backend\")\n",
+                              "(label 4350 5 \"backend\")\n(notify 4360 5 2 external)\n"),
+                     kRule) == "");
+  }
+  SECTION("a notify before its previous turn does not explain this one") {
+    // The loop notifies the poller before turn 1, which therefore does not
+    // count as an empty poll; turn 2 does, and turn 3 is reported.
+    const LintReport report =
+        lint_trace(replaced(kPollTrace, "(switch 2000 -1)\n", "(switch 2000 -1)\n(notify 2050 -1 2 io)\n"), kRule);
+    CHECK(test::finding_lines(report.findings) == "missing-notification error 5400 t=9 from=-1 suspect=5 event=35\n");
+    REQUIRE(report.findings.size() == 1);
+    CHECK(report.findings[0].message.find("its previous turn, also woken only by its yield, handed nothing off") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("missing-notification: a yield before a hand-off is no polling, nor is settling its own threads") {
+  SECTION("the turn before was woken by a timer: the hand-off may come from it") {
+    const std::string timer = replaced(replaced(kPollTrace, "(spawn 2400 6 2 pause)", "(spawn 2400 6 2 sleep)"),
+                                       "(notify 3100 -1 6 yield)", "(notify 3100 -1 6 timer)");
+    CHECK(lint_lines(timer, kRule) == "");
+  }
+  SECTION("the turn before handed something off: it had not found nothing") {
+    // Turn 2 settles 10 (created by 0); that is turn 2's own hand-off, the
+    // first after only one empty turn, and reported as such.
+    const std::string with_10 =
+        replaced(kPollTrace, "(spawn 1300 3 0 task)", "(spawn 1300 3 0 task)\n(spawn 1350 10 0 task)");
+    const std::string busy =
+        replaced(with_10, "(spawn 3400 8 7 pause)", "(resolve 3350 10 7 ok)\n(spawn 3400 8 7 pause)");
+    CHECK(lint_lines(busy, kRule) == "missing-notification error 3350 t=7 from=-1 suspect=0 event=21\n");
+  }
+  SECTION("the poller's first turn hands off at once: a yield, then work decided before it") {
+    const std::string first = replaced(kPollTrace, "(read 2300 2 1)\n", "(read 2300 2 1)\n(resolve 2350 3 2 ok)\n");
+    const std::string last_removed = replaced(first, "(resolve 5400 3 9 ok)\n", "");
+    CHECK(lint_lines(last_removed, kRule) == "");
+  }
+  SECTION("it resolves a thread it created") {
+    const std::string own =
+        replaced(kPollTrace, "(resolve 5400 3 9 ok)", "(spawn 5350 10 9 task)\n(resolve 5400 10 9 ok)");
+    CHECK(lint_lines(own, kRule) == "");
+  }
+  SECTION("a trace with no notify records cannot say why a thread was woken") {
+    std::string no_notify = kPollTrace;
+    for (std::size_t at; (at = no_notify.find("(notify ")) != std::string::npos;)
+      no_notify.erase(at, no_notify.find('\n', at) + 1 - at);
+    CHECK(lint_lines(no_notify, kRule) == "");
+  }
+}
+
+TEST_CASE("missing-notification: LINTS.md's polling example, and its fix") {
+  const std::string trace =
+      "(skein-trace 1)\n"
+      "(spawn 1000 1 0 fiber)\n"
+      "(spawn 1100 2 0 task)\n"
+      "(spawn 1200 5 0 fiber)\n"
+      "(switch 1300 -1)\n"
+      "(switch 1400 1)\n"
+      "(spawn 1500 3 1 pause)\n"
+      "(wait 1600 1 3)\n"
+      "(switch 1700 -1)\n"
+      "(notify 1800 -1 3 yield)\n"
+      "(resolve 1900 3 -1 ok)\n"
+      "(switch 2000 1)\n"
+      "(spawn 2100 4 1 pause)\n"
+      "(wait 2200 1 4)\n"
+      "(switch 2300 5)\n"
+      "(label 2400 5 \"backend\")\n"
+      "(switch 2500 -1)\n"
+      "(notify 2600 -1 4 yield)\n"
+      "(resolve 2700 4 -1 ok)\n"
+      "(switch 2800 1)\n"
+      "(resolve 2900 2 1 ok)\n"
+      "(end 3000)\n";
+  CHECK(lint_lines(trace, kRule) == "missing-notification error 2900 t=1 from=-1 suspect=5 event=20\n");
+  CHECK(lint_lines(replaced(trace, "(switch 2500 -1)", "(notify 2450 5 1 external)\n(switch 2500 -1)"), kRule) == "");
+}

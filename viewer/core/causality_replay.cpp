@@ -2,6 +2,7 @@
 // its invariants are described in causality_replay.hpp.
 #include "viewer/core/causality_replay.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 
@@ -17,10 +18,11 @@ bool reads_or_waits(RecordHead h) { return h == RecordHead::read || h == RecordH
 }  // namespace
 
 std::string_view control_cause_name(ControlCause cause) {
-  static constexpr std::array<std::string_view, 13> kNames = {
+  static constexpr std::array<std::string_view, 14> kNames = {
       "unexplained",  "first-actor",         "scheduler", "returns",
       "created-just-before", "reads-resolved", "notified", "merge-target",
-      "switch-first-run", "switch-returns", "switch-notified", "switch-input-resolved", "switch-unchecked"};
+      "switch-first-run", "switch-returns", "switch-notified", "switch-input-resolved", "switch-unchecked",
+      "hand-off-notified"};
   return kNames[static_cast<std::size_t>(cause)];
 }
 
@@ -61,10 +63,13 @@ void CausalityReplay::clear_stack() {
 }
 
 void CausalityReplay::leave_current(std::int64_t event) {
-  if (current_ != kNoThread && current_ != kScheduler) threads_.at(current_).left = event;
+  if (current_ == kNoThread || current_ == kScheduler) return;
+  threads_.at(current_).left = event;
+  if (options_.check_switches) polls_.at(groups_.root(current_)).left = event;
 }
 
 void CausalityReplay::to_scheduler(std::int64_t event) {
+  end_turn(event);
   leave_current(event);
   clear_stack();
   current_ = kScheduler;
@@ -131,6 +136,7 @@ void CausalityReplay::on_switch(const TraceEvent& e, std::vector<ControlTransfer
   t.head = e.head;
   t.from = current_;
   t.to = to;
+  end_turn(e.id);
   leave_current(e.id);
   clear_stack();
   last_switch_ = e.id;
@@ -154,28 +160,46 @@ void CausalityReplay::on_switch(const TraceEvent& e, std::vector<ControlTransfer
   ThreadState& s = threads_.at(to);
   const bool ran_before = s.ran;
   s.ran = true;
+  ThreadId woken_by = kNoThread;  // the input whose resolve explains the switch
   if (!options_.check_switches) {
     t.cause = ControlCause::switch_unchecked;
   } else if (!ran_before) {
     t.cause = ControlCause::switch_first_run;
   } else if (returns) {
     t.cause = ControlCause::switch_returns;
-  } else if (s.notified > s.left) {
-    t.cause = ControlCause::switch_notified;
-    t.cause_event = s.notified;
   } else {
     // threads_.at may grow the table and move `s`: look it up each time.
     const std::int64_t left = s.left;
-    // Newest wait first.
+    const std::int64_t notified = s.notified;
+    const bool notified_by_yield = s.notified_by_yield;
+    // The newest wait resolved since it last ran.
+    ThreadId input = kNoThread;
+    std::int64_t input_resolved = 0;
     for (std::uint32_t k = threads_.at(to).inputs; k != 0; k = inputs_[k - 1].previous) {
       const std::int64_t resolved = threads_.at(inputs_[k - 1].input).resolved;
       if (resolved != 0 && resolved > left) {
-        t.cause = ControlCause::switch_input_resolved;
-        t.cause_event = resolved;
+        input = inputs_[k - 1].input;
+        input_resolved = resolved;
         break;
       }
     }
+    // Notified by another thread and woken by its own yield: the yield gave
+    // it control back, the notify explains what it then hands off
+    // (check_hand_off).
+    const bool yield_wins = input != kNoThread && threads_.at(input).yields && !notified_by_yield;
+    if (notified > left && !yield_wins) {
+      t.cause = ControlCause::switch_notified;
+      t.cause_event = notified;
+    } else if (input != kNoThread) {
+      t.cause = ControlCause::switch_input_resolved;
+      t.cause_event = input_resolved;
+      woken_by = input;
+    }
   }
+  // A switch whose verdict waits is no yield: its turn is checked as one
+  // with a cause of its own.
+  begin_turn(t, woken_by);
+  note_control(to);
   if (t.explained()) {
     verdicts.push_back(t);
     return;
@@ -238,6 +262,17 @@ void CausalityReplay::on_actor(const TraceEvent& e, std::vector<ControlTransfer>
     t.suspect = suspect_for(actor, e.target, current_ != kScheduler ? current_ : last_thread_ran_);
   }
   verdicts.push_back(t);
+  if (options_.check_switches) {
+    if (current_ == kNoThread || current_ == kScheduler) {
+      begin_turn(t, t.cause == ControlCause::reads_resolved ? e.target : kNoThread);
+    } else if (t.cause != ControlCause::returns && turn_.owner != kNoThread &&
+               groups_.root(actor) != groups_.root(turn_.owner)) {
+      // Control inside another group's turn has a cause of its own: the
+      // actor's polling, if any, is interrupted.
+      polls_.at(groups_.root(actor)).idle_turns = 0;
+    }
+    note_control(actor);
+  }
   leave_current(e.id);
   if (t.cause == ControlCause::returns) {
     pop_to(actor);
@@ -261,7 +296,10 @@ void CausalityReplay::record_effects(const TraceEvent& e) {
     case RecordHead::spawn:
       if (target != kNoThread && target != kScheduler) {
         const bool waits = e.has_text && kind_waits_for_input(e.text);
-        threads_.at(target).waits_for_input = waits;
+        ThreadState& s = threads_.at(target);
+        s.waits_for_input = waits;
+        s.creator = actor;
+        s.yields = e.has_text && (e.text == "pause" || e.text == "yield");
         if (!waits) {
           spawned_just_before_ = target;
           spawned_event_ = e.id;
@@ -279,7 +317,16 @@ void CausalityReplay::record_effects(const TraceEvent& e) {
       }
       break;
     case RecordHead::notify:
-      if (target != kNoThread && target != kScheduler) threads_.at(target).notified = e.id;
+      if (target != kNoThread && target != kScheduler) {
+        const bool yield = e.has_text && e.text == "yield";
+        ThreadState& s = threads_.at(target);
+        s.notified = e.id;
+        s.notified_by_yield = yield;
+        if (options_.check_switches && !yield && actor != kNoThread) {
+          const ThreadId group = groups_.root(target);
+          if (groups_.root(actor) != group) polls_.at(group).woken = e.id;
+        }
+      }
       break;
     case RecordHead::resolve:
       if (target != kNoThread && target != kScheduler) {
@@ -291,11 +338,124 @@ void CausalityReplay::record_effects(const TraceEvent& e) {
       }
       break;
     case RecordHead::merge:
-      if (target != kNoThread && target != kScheduler && actor != kNoThread) threads_.at(target).merged_from = actor;
+      if (target != kNoThread && target != kScheduler && actor != kNoThread) {
+        threads_.at(target).merged_from = actor;
+        if (options_.check_switches && actor != kScheduler) merge_groups(actor, target);
+      }
       break;
     default:
       break;
   }
+}
+
+void CausalityReplay::merge_groups(ThreadId from, ThreadId into) {
+  // `into` continues `from`: the merged group keeps from's polling history,
+  // and any notify either part received.
+  const ThreadId from_root = groups_.root(from);
+  const ThreadId into_root = groups_.root(into);
+  if (from_root == into_root) return;
+  PollState merged = polls_.at(from_root);
+  merged.woken = std::max(merged.woken, polls_.at(into_root).woken);
+  groups_.merge(from, into);
+  polls_.at(groups_.root(from)) = merged;
+}
+
+void CausalityReplay::note_control(ThreadId t) {
+  if (!options_.check_switches || t == kNoThread || t == kScheduler) return;
+  if (recent_[0] != kNoThread && groups_.root(recent_[0]) == groups_.root(t)) {
+    recent_[0] = t;
+    return;
+  }
+  recent_[1] = recent_[0];
+  recent_[0] = t;
+}
+
+ThreadId CausalityReplay::ran_outside(ThreadId group) {
+  for (const ThreadId t : recent_)
+    if (t != kNoThread && groups_.root(t) != group) return t;
+  return kNoThread;
+}
+
+void CausalityReplay::begin_turn(const ControlTransfer& wake, ThreadId input) {
+  turn_ = Turn{};
+  const ThreadId owner = wake.to;
+  if (!options_.check_switches || owner == kNoThread || owner == kScheduler) return;
+  turn_.owner = owner;
+  turn_.wake_event = wake.event;
+  turn_.from = wake.from;
+  const ThreadId group = groups_.root(owner);
+  turn_.suspect = ran_outside(group);
+  switch (wake.cause) {
+    case ControlCause::reads_resolved:
+    case ControlCause::switch_input_resolved:
+      turn_.by_yield = input != kNoThread && input != kScheduler && threads_.at(input).yields;
+      break;
+    case ControlCause::notified:
+    case ControlCause::switch_notified:
+      turn_.by_yield = threads_.at(owner).notified_by_yield;
+      break;
+    default:
+      break;
+  }
+  PollState& poll = polls_.at(group);
+  if (!turn_.by_yield) {
+    poll.idle_turns = 0;
+    return;
+  }
+  turn_.idle_turns = poll.idle_turns;
+  const std::int64_t left = poll.left;
+  if (poll.woken > left) {
+    turn_.notified_by = poll.woken;
+    return;
+  }
+  // Another input of the woken thread resolved since the group last ran is
+  // a recorded cause too.
+  for (std::uint32_t k = threads_.at(owner).inputs; k != 0; k = inputs_[k - 1].previous) {
+    const ThreadState& in = threads_.at(inputs_[k - 1].input);
+    if (!in.yields && in.resolved > left) return;
+  }
+  turn_.yield_only = true;
+}
+
+void CausalityReplay::end_turn(std::int64_t event) {
+  if (turn_.owner == kNoThread) return;
+  PollState& poll = polls_.at(groups_.root(turn_.owner));
+  poll.left = std::max(poll.left, event);
+  poll.idle_turns = turn_.yield_only && !turn_.handed_off ? poll.idle_turns + 1 : 0;
+  turn_ = Turn{};
+}
+
+void CausalityReplay::check_hand_off(const TraceEvent& e, std::vector<ControlTransfer>& verdicts) {
+  if (turn_.owner == kNoThread || (e.head != RecordHead::resolve && e.head != RecordHead::notify)) return;
+  if (e.target == kNoThread || e.target == kScheduler) return;
+  const ThreadId group = groups_.root(turn_.owner);
+  if (groups_.root(e.actor) != group || groups_.root(e.target) == group) return;
+  if (e.head == RecordHead::resolve) {
+    const ThreadId creator = threads_.at(e.target).creator;
+    if (creator != kNoThread && groups_.root(creator) == group) return;  // settling its own thread
+  }
+  turn_.handed_off = true;
+  // Only a turn woken by its yield, after a turn that polled and found
+  // nothing, owes a cause for what it hands off.
+  if (!turn_.by_yield || turn_.idle_turns == 0) return;
+  if (!turn_.yield_only && turn_.notified_by == 0) return;  // an input resolved: recorded
+  ControlTransfer t;
+  t.event = e.id;
+  t.time = e.time;
+  t.head = e.head;
+  t.from = turn_.from;
+  t.to = e.actor;
+  t.input = e.target;
+  t.hand_off = true;
+  t.wake_event = turn_.wake_event;
+  t.idle_turns = turn_.idle_turns;
+  if (turn_.notified_by != 0) {
+    t.cause = ControlCause::hand_off_notified;
+    t.cause_event = turn_.notified_by;
+  } else {
+    t.suspect = turn_.suspect;
+  }
+  verdicts.push_back(t);
 }
 
 void CausalityReplay::step(const TraceEvent& e, std::vector<ControlTransfer>& verdicts) {
@@ -326,6 +486,7 @@ void CausalityReplay::step(const TraceEvent& e, std::vector<ControlTransfer>& ve
       // "The record just before" is the previous record with an actor
       // (labels, counters and the like in between do not count).
       on_actor(e, verdicts);
+      check_hand_off(e, verdicts);
       spawned_just_before_ = kNoThread;
       registering_ = e.head == RecordHead::spawn ? e.target : kNoThread;
       record_effects(e);

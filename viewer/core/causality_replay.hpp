@@ -28,6 +28,9 @@
 //             thread already resolved explains it (T was blocked on it, or,
 //             for the main thread, on run() returning, which has no wait
 //             record); anything else, or control leaving T first, does not.
+//             Notified by another thread and with a `pause`/`yield` input
+//             resolved, its switch is the yield's (control back): the
+//             notify explains what it then hands off (polling, below).
 //   idle, actor -1
 //             control returns to the scheduler: the stack is emptied; it
 //             needs no cause.
@@ -52,6 +55,33 @@
 //   labels, sites, counters, gc, lost
 //             change nothing (labelling a thread does not run it).
 //
+//
+// Polling (only with notify records, like switches): a yield explains that
+// a thread got control back, not a hand-off it then makes.
+//   a turn    an activation owned by the thread that took control from the
+//             scheduler (or was switched to), with the callbacks it runs;
+//             threads are counted per merge group (merge_groups.hpp: a
+//             pause loop continues through merges), so a group's turns are
+//             one thread's turns.
+//   woken by its yield alone
+//             the turn's wake-up is explained by a `pause`/`yield` thread
+//             resolved (or a `yield` notify), and, since the group last
+//             ran, no thread outside it notified a member (other than with
+//             a yield) and no other input of the woken thread was resolved.
+//   hand-off  a `resolve` by a member of the turn's group of a thread
+//             outside it that no member created, or a `notify` by a member
+//             of a thread outside it (not the scheduler).
+//   A hand-off in a turn woken by its yield alone, when the group's
+//   previous turn was also woken by its yield alone and handed nothing off
+//   (it polled and found nothing), is unexplained (ControlTransfer with
+//   hand_off set); its suspect is the latest thread of another group that
+//   had control before the wake-up. When a thread outside the group
+//   notified it since it last ran, the same hand-off is explained by that
+//   notify (ControlCause::hand_off_notified), so the mutation test can
+//   remove it. A hand-off in the first yield turn after a turn that did
+//   something is not checked: yielding before acting is courtesy, the
+//   cause came before the yield.
+//
 // Invariants, checked in debug builds after every step (check_invariants):
 //   1. current is never on the stack, and no thread is on it twice;
 //   2. a thread's stack slot is its index on the stack plus one, 0 when it
@@ -63,11 +93,13 @@
 // transfer depended on (cause_event).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "viewer/core/merge_groups.hpp"
 #include "viewer/core/thread_table.hpp"
 #include "viewer/core/trace_event.hpp"
 
@@ -87,6 +119,7 @@ enum class ControlCause : std::uint8_t {
   switch_notified,        // ... notified since it last ran
   switch_input_resolved,  // ... an input of it resolved since it last ran
   switch_unchecked,       // the trace has no notify records: switches are not checked
+  hand_off_notified,      // a hand-off after polling: another thread notified the poller since it last ran
 };
 [[nodiscard]] std::string_view control_cause_name(ControlCause cause);
 
@@ -100,6 +133,11 @@ struct ControlTransfer {
   ControlCause cause = ControlCause::unexplained;
   std::int64_t cause_event = 0;  // the record that explains it; 0 when none does
   ThreadId suspect = kNoThread;  // for unexplained ones: who most likely owes the record
+  // A hand-off after polling (head resolve or notify, by `to`, of `input`):
+  // `from` is the thread `to` took control from at the start of its turn.
+  bool hand_off = false;
+  std::int64_t wake_event = 0;   // the record at which `to` got control for this turn
+  std::uint32_t idle_turns = 0;  // its turns just before, woken by its yield alone, that handed nothing off
 
   [[nodiscard]] bool explained() const { return cause != ControlCause::unexplained; }
 };
@@ -118,8 +156,9 @@ class CausalityReplay {
  public:
   explicit CausalityReplay(CausalityReplayOptions options = {}) : options_(options) {}
 
-  // Feeds the next record; appends the verdicts it settles (at most two: a
-  // pending switch decided, and this record's own transfer).
+  // Feeds the next record; appends the verdicts it settles (at most three:
+  // a pending switch decided, this record's own transfer, and its verdict
+  // as a hand-off after polling).
   void step(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
   // The trace's end: a switch still waiting for its verdict is decided.
   void finish(std::vector<ControlTransfer>& verdicts);
@@ -139,13 +178,34 @@ class CausalityReplay {
     ThreadId last_input = kNoThread;   // its latest wait
     ThreadId switched_from = kNoThread;  // the thread that last switched to it directly
     std::uint32_t stack_slot = 0;      // index on the stack + 1; 0: not on it
+    ThreadId creator = kNoThread;      // the thread whose spawn created it
     bool ran = false;
     bool waits_for_input = false;      // its kind waits for an input (bind, map...)
+    bool yields = false;               // a `pause` or `yield` thread: its resolve is a yield
+    bool notified_by_yield = false;    // its latest notify had reason `yield`
     std::uint32_t inputs = 0;          // its waits: 1 + index of the latest in inputs_; 0: none
   };
   struct PendingSwitch {
     ControlTransfer transfer;
     ThreadId ran_before = kNoThread;  // the thread that ran before the switch
+  };
+  // Per merge group, at its root: what polling needs across its turns.
+  struct PollState {
+    std::int64_t left = 0;         // when control last left a member
+    std::int64_t woken = 0;        // the latest notify of a member from outside the group, not a yield
+    std::uint32_t idle_turns = 0;  // its latest turns in a row woken by its yield alone, handing nothing off
+  };
+  // The turn in progress (owner kNoThread: none, or not checked).
+  struct Turn {
+    ThreadId owner = kNoThread;    // the thread that took control from the scheduler or by a switch
+    std::int64_t wake_event = 0;   // the record at which it did
+    ThreadId from = kNoThread;     // the thread it took control from
+    ThreadId suspect = kNoThread;  // the latest thread of another group that had control before
+    bool by_yield = false;         // the wake-up's cause is its own yield
+    bool yield_only = false;       // ... and nothing else woke the group since it last ran
+    bool handed_off = false;
+    std::int64_t notified_by = 0;  // a notify from outside the group since it last ran (with by_yield)
+    std::uint32_t idle_turns = 0;  // the group's idle yield turns just before this one
   };
 
   void on_switch(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
@@ -160,6 +220,12 @@ class CausalityReplay {
   [[nodiscard]] ThreadId merged_into_chain(ThreadId actor);
   [[nodiscard]] ThreadId suspect_for(ThreadId actor, ThreadId input, ThreadId ran_before);
   void record_effects(const TraceEvent& e);
+  void begin_turn(const ControlTransfer& wake, ThreadId input);
+  void end_turn(std::int64_t event);
+  void check_hand_off(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
+  void note_control(ThreadId t);  // t has control: the polling bookkeeping
+  void merge_groups(ThreadId from, ThreadId into);
+  [[nodiscard]] ThreadId ran_outside(ThreadId group);
   void check_invariants();
 
   CausalityReplayOptions options_;
@@ -180,6 +246,13 @@ class CausalityReplay {
   ThreadId registering_ = kNoThread;          // the latest spawn's child, while its waits follow
   std::int64_t spawned_event_ = 0;
   std::optional<PendingSwitch> pending_switch_;
+  // Polling (with notify records only).
+  MergeGroups groups_;
+  ThreadTable<PollState> polls_;  // by group root
+  Turn turn_;
+  // The latest two threads of different merge groups that had control,
+  // newest first: the suspect of a hand-off after polling.
+  std::array<ThreadId, 2> recent_ = {kNoThread, kNoThread};
 };
 
 // Kinds whose threads wait for an input and so never start at their spawn.

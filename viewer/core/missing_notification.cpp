@@ -10,6 +10,18 @@ std::string describe(const ControlTransfer& t) {
   // many of these.
   std::string m;
   m.reserve(240);
+  if (t.hand_off) {
+    m += thread_phrase(t.to);
+    m += t.head == RecordHead::notify ? " notified " : " resolved ";
+    m += thread_phrase(t.input);
+    m += " with no recorded cause: only its own yield woke it (event ";
+    m += std::to_string(t.wake_event);
+    m += "), and its previous ";
+    m += t.idle_turns == 1 ? "turn, also woken only by its yield, handed nothing off"
+                           : std::to_string(t.idle_turns) + " turns, also woken only by its yield, handed nothing off";
+    m += ": it polls something the trace does not record, and no thread notified it";
+    return m;
+  }
   if (t.head == RecordHead::switch_) {
     m += "switch to ";
     m += thread_phrase(t.to);
