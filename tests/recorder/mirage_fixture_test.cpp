@@ -19,29 +19,12 @@
 #include "recorder/ctf_importer.hpp"
 #include "recorder/trace_source.hpp"
 #include "recorder/trace_writer.hpp"
-#include "tests/recorder/fixture_skip.hpp"
+#include "tests/recorder/fixture_path.hpp"
 #include "tests/support/subprocess.hpp"
 
 using namespace skein;
 
 namespace {
-
-std::string fixture_dir() {
-  const char* env = std::getenv("SKEIN_FIXTURES");
-  return env != nullptr && *env != '\0' ? env : SKEIN_DEFAULT_FIXTURES;
-}
-
-// The path of `file` among the fixtures, or "" after noting a skip.
-std::string fixture(const std::string& file) {
-  const std::string path = fixture_dir() + "/" + file;
-  if (access(path.c_str(), R_OK) != 0) {
-    WARN("SKIPPED: fixture " << path
-                             << " not found (set SKEIN_FIXTURES to the folder of the MirageOS traces)");
-    test::note_skipped();
-    return {};
-  }
-  return path;
-}
 
 // What one pass over a trace gives: counts by head (resolve split by
 // outcome), the first records, the last time.
@@ -102,7 +85,7 @@ std::string find_in_path(const std::string& program) {
 }  // namespace
 
 TEST_CASE("log-x86.sexp: 3,915 records with exact times") {
-  const std::string path = fixture("log-x86.sexp");
+  const std::string path = test::fixture_path("log-x86.sexp");
   if (path.empty()) return;
   const Summary s = summarise(path);
   CHECK(s.format == "mirage-sexp");
@@ -119,7 +102,7 @@ TEST_CASE("log-x86.sexp: 3,915 records with exact times") {
 }
 
 TEST_CASE("log-x86-v0.sexp: 18,780 records, every thread a task") {
-  const std::string path = fixture("log-x86-v0.sexp");
+  const std::string path = test::fixture_path("log-x86-v0.sexp");
   if (path.empty()) return;
   const Summary s = summarise(path);
   CHECK(s.format == "mirage-sexp");
@@ -136,7 +119,7 @@ TEST_CASE("log-x86-v0.sexp: 18,780 records, every thread a task") {
 }
 
 TEST_CASE("net.ctf: 10,078 events with the README's per-op counts") {
-  const std::string path = fixture("net.ctf");
+  const std::string path = test::fixture_path("net.ctf");
   if (path.empty()) return;
   const Summary s = summarise(path);
   CHECK(s.format == "mirage-ctf");
@@ -160,8 +143,8 @@ TEST_CASE("net.ctf: 10,078 events with the README's per-op counts") {
 }
 
 TEST_CASE("net.ctf: per-op counts equal what babeltrace2 reads with the metadata") {
-  const std::string ctf = fixture("net.ctf");
-  const std::string metadata = fixture("metadata");
+  const std::string ctf = test::fixture_path("net.ctf");
+  const std::string metadata = test::fixture_path("metadata");
   if (ctf.empty() || metadata.empty()) return;
   const std::string babeltrace = find_in_path("babeltrace2");
   if (babeltrace.empty()) {

@@ -10,28 +10,13 @@
 
 #include "recorder/sexp_export.hpp"
 #include "recorder/trace_import.hpp"
-#include "tests/recorder/fixture_skip.hpp"
+#include "tests/recorder/fixture_path.hpp"
 #include "tests/support/store_query.hpp"
 #include "tests/support/store_tables.hpp"
 
 using namespace skein;
 using skein::test::query;
 using skein::test::TempDir;
-
-namespace {
-
-std::string fixture_path(const std::string& file) {
-  const char* env = std::getenv("SKEIN_FIXTURES");
-  const std::string path = (env != nullptr && *env != '\0' ? env : SKEIN_DEFAULT_FIXTURES) + std::string("/") + file;
-  if (access(path.c_str(), R_OK) != 0) {
-    WARN("SKIPPED: fixture " << path << " not found (set SKEIN_FIXTURES to the folder of the MirageOS traces)");
-    test::note_skipped();
-    return {};
-  }
-  return path;
-}
-
-}  // namespace
 
 TEST_CASE("sexp export fixtures: the three 2014 traces round-trip through Skein's format") {
   struct Fixture {
@@ -40,7 +25,7 @@ TEST_CASE("sexp export fixtures: the three 2014 traces round-trip through Skein'
   };
   for (const Fixture& f : {Fixture{"log-x86.sexp", "mirage-sexp"}, Fixture{"log-x86-v0.sexp", "mirage-sexp"},
                            Fixture{"net.ctf", "mirage-ctf"}}) {
-    const std::string path = fixture_path(f.file);
+    const std::string path = test::fixture_path(f.file);
     if (path.empty()) return;
     INFO(f.file);
     TempDir dir;

@@ -11,7 +11,7 @@
 
 #include "recorder/trace_cache.hpp"
 #include "recorder/trace_import.hpp"
-#include "tests/recorder/fixture_skip.hpp"
+#include "tests/recorder/fixture_path.hpp"
 #include "tests/support/store_query.hpp"
 
 using namespace skein;
@@ -19,17 +19,6 @@ using skein::test::query;
 using skein::test::TempDir;
 
 namespace {
-
-std::string fixture(const std::string& file) {
-  const char* env = std::getenv("SKEIN_FIXTURES");
-  const std::string path = (env != nullptr && *env != '\0' ? env : SKEIN_DEFAULT_FIXTURES) + std::string("/") + file;
-  if (access(path.c_str(), R_OK) != 0) {
-    WARN("SKIPPED: fixture " << path << " not found (set SKEIN_FIXTURES to the folder of the MirageOS traces)");
-    test::note_skipped();
-    return {};
-  }
-  return path;
-}
 
 struct Expected {
   const char* file;
@@ -50,7 +39,7 @@ const Expected kFixtures[] = {
 
 TEST_CASE("store fixtures: the three 2014 traces import completely into sound databases") {
   for (const Expected& e : kFixtures) {
-    const std::string path = fixture(e.file);
+    const std::string path = test::fixture_path(e.file);
     if (path.empty()) return;
     INFO(e.file);
     TempDir dir;
@@ -82,7 +71,7 @@ TEST_CASE("store fixtures: the three 2014 traces import completely into sound da
 }
 
 TEST_CASE("store fixtures: the cache of a fixture goes to XDG_CACHE_HOME, never beside it") {
-  const std::string path = fixture("log-x86.sexp");
+  const std::string path = test::fixture_path("log-x86.sexp");
   if (path.empty()) return;
   TempDir dir;
   REQUIRE(setenv("XDG_CACHE_HOME", dir.path().c_str(), 1) == 0);

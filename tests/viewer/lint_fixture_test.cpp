@@ -14,7 +14,7 @@
 #include <cstdlib>
 
 #include "recorder/trace_import.hpp"
-#include "tests/recorder/fixture_skip.hpp"
+#include "tests/recorder/fixture_path.hpp"
 #include "tests/support/store_query.hpp"
 #include "tests/viewer/lint_test_support.hpp"
 #include "tests/viewer/mutation_recall.hpp"
@@ -25,18 +25,6 @@ namespace {
 
 constexpr std::uint64_t kSeed = 20141018;
 constexpr std::size_t kRemovals = 300;
-
-std::string fixture(const std::string& file) {
-  const char* env = std::getenv("SKEIN_FIXTURES");
-  const std::string path =
-      (env != nullptr && *env != '\0' ? env : SKEIN_DEFAULT_FIXTURES) + std::string("/") + file;
-  if (access(path.c_str(), R_OK) != 0) {
-    WARN("SKIPPED: fixture " << path << " not found (set SKEIN_FIXTURES to the folder of the MirageOS traces)");
-    test::note_skipped();
-    return {};
-  }
-  return path;
-}
 
 struct Expected {
   const char* file;
@@ -57,7 +45,7 @@ const Expected kFixtures[] = {
 
 TEST_CASE("lint fixtures: what each rule reports on the three 2014 traces") {
   for (const Expected& e : kFixtures) {
-    const std::string path = fixture(e.file);
+    const std::string path = test::fixture_path(e.file);
     if (path.empty()) return;
     INFO(e.file);
     test::TempDir dir;
@@ -82,7 +70,7 @@ TEST_CASE("lint fixtures: net.ctf's missing notifications are deferred callbacks
   // last switch, in another activation: the later Lwt that wrote net.ctf
   // ran those callbacks from a queue, and mirage-profile recorded no
   // signal for it.
-  const std::string path = fixture("net.ctf");
+  const std::string path = test::fixture_path("net.ctf");
   if (path.empty()) return;
   test::TempDir dir;
   const std::string db = dir.file("f.db");
@@ -112,7 +100,7 @@ TEST_CASE("lint fixtures: net.ctf's missing notifications are deferred callbacks
 
 TEST_CASE("lint fixtures: recall of missing-notification by mutation") {
   for (const char* file : {"log-x86.sexp", "log-x86-v0.sexp", "net.ctf"}) {
-    const std::string path = fixture(file);
+    const std::string path = test::fixture_path(file);
     if (path.empty()) return;
     INFO(file);
     test::TempDir dir;
