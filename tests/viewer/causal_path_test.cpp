@@ -148,3 +148,15 @@ TEST_CASE("caused finds the readers of what a record resolved") {
   CHECK(describe(caused(s.events(), 5)) == "read 2@5->1@6 +1\n");
   CHECK(caused(s.events(), 1, 1).size() == 1);
 }
+
+TEST_CASE("a question about a thread starts at its last record by then") {
+  const Trace t = timer_then_bind();
+  CHECK(last_record_of(t.events(), 2, 12) == 7);   // the read, not 1's resolve at the same time
+  CHECK(last_record_of(t.events(), 2, 11) == 3);   // the wait
+  CHECK(last_record_of(t.events(), 2, 100) == 8);  // its own resolve
+  CHECK(last_record_of(t.events(), 1, 100) == 6);
+  CHECK_FALSE(last_record_of(t.events(), 2, 0));   // it had done nothing yet (main spawned it)
+  CHECK_FALSE(last_record_of(t.events(), -1, 100));  // the scheduler is not a thread
+  CHECK(describe(why(t.events(), *last_record_of(t.events(), 2, 100))) ==
+        "read 1@6->2@8 +1\nnotify -1@5->1@6 +2\n");
+}

@@ -260,8 +260,8 @@ class TimelineWidgetTest : public QObject {
     // A missing notification found by the lints: a red diamond on the
     // receiver's line at the transfer (here 2 at 450 µs, from 1).
     TimelineData with_finding = *data_;
-    with_finding.anomalies.push_back(TimelineAnomaly{450000, std::int32_t(index(2)), std::int32_t(index(1)),
-                                                     "missing-notification", "nobody woke 2"});
+    with_finding.anomalies.push_back(TimelineAnomaly{450000, std::int32_t(index(2)), std::int32_t(index(1)), -1, -1,
+                                                     "missing-notification", "error", "nobody woke 2"});
     const QImage marked = render_timeline_image(with_finding, view, request.width, request.height);
     const double ax = std::round(m.x_of(450000));
     QVERIFY2(close_to(marked.pixelColor(int(ax) - 3, int(y2)), style::kMissingNotification, 2),

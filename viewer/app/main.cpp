@@ -1,5 +1,5 @@
 // main.cpp — skein-view, the Skein timeline viewer:
-// `skein-view [TRACE|DB] [--from T] [--to T]`.
+// `skein-view [TRACE|DB] [--from T] [--to T] [--select ID [--why]]`.
 // Everything happens in MainWindow; this file only makes the application
 // and opens the file named on the command line.
 #include <QApplication>
@@ -25,8 +25,14 @@ int main(int argc, char** argv) {
                                 QStringLiteral("T"));
   const QCommandLineOption to(QStringLiteral("to"), QStringLiteral("Show until T after the first record."),
                               QStringLiteral("T"));
+  const QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select the thread with this id."),
+                                  QStringLiteral("ID"));
+  const QCommandLineOption why(QStringLiteral("why"),
+                               QStringLiteral("With --select: show why it acted (the Why? panel and the path)."));
   parser.addOption(from);
   parser.addOption(to);
+  parser.addOption(select);
+  parser.addOption(why);
   parser.process(app);
   std::optional<std::int64_t> window[2];
   for (int i = 0; i < 2; ++i) {
@@ -39,11 +45,24 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  std::optional<skein::ThreadId> selected;
+  if (parser.isSet(select)) {
+    bool ok = false;
+    selected = parser.value(select).toLongLong(&ok);
+    if (!ok) {
+      std::fprintf(stderr, "skein-view: --select takes a thread id (an integer)\n");
+      return 2;
+    }
+  } else if (parser.isSet(why)) {
+    std::fprintf(stderr, "skein-view: --why needs --select ID\n");
+    return 2;
+  }
   skein::MainWindow main_window;
   main_window.resize(1600, 900);
   main_window.show();
   if (!parser.positionalArguments().isEmpty()) {
     main_window.set_initial_window(window[0], window[1]);
+    main_window.set_initial_selection(selected, parser.isSet(why));
     main_window.open(parser.positionalArguments().first());
   }
   return QApplication::exec();

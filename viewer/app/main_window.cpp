@@ -4,6 +4,8 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QClipboard>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -14,7 +16,9 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include "viewer/app/why_dock.hpp"
 #include "viewer/core/units.hpp"
+#include "viewer/render/timeline_image.hpp"
 
 namespace skein {
 namespace {
@@ -28,7 +32,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(QStringLiteral("Skein"));
   setAcceptDrops(true);
   timeline_ = new TimelineWidget(this);
-  setCentralWidget(timeline_);
+  inspection_ = new Inspection(this, timeline_);
+  setCentralWidget(inspection_->central());
+  connect(inspection_, &Inspection::filter_changed, this, &MainWindow::update_status);
+  connect(timeline_, &TimelineWidget::context_requested, this, &MainWindow::show_context_menu);
   status_ = new QLabel(this);
   statusBar()->addWidget(status_, 1);
   connect(timeline_, &TimelineWidget::view_changed, this, &MainWindow::update_status);
@@ -48,9 +55,29 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (!recent.isEmpty()) open(recent.first());
   });
   file->addSeparator();
+  QMenu* export_menu = file->addMenu(QStringLiteral("&Export View"));
+  const auto export_as = [this](const QString& suffix, const QString& filter) {
+    QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export the view"),
+                                                QStringLiteral("timeline.%1").arg(suffix), filter);
+    if (path.isEmpty()) return;
+    if (!path.endsWith(QLatin1Char('.') + suffix, Qt::CaseInsensitive)) path += QLatin1Char('.') + suffix;
+    export_view(path);
+  };
+  export_menu->addAction(QStringLiteral("As &PNG…"), this,
+                         [export_as] { export_as(QStringLiteral("png"), QStringLiteral("PNG images (*.png)")); });
+  export_menu->addAction(QStringLiteral("As &SVG…"), this,
+                         [export_as] { export_as(QStringLiteral("svg"), QStringLiteral("SVG images (*.svg)")); });
+  file->addSeparator();
   QAction* quit = file->addAction(QStringLiteral("&Quit"), qApp, &QApplication::closeAllWindows);
   quit->setShortcut(QKeySequence::Quit);
   rebuild_recent_menu();
+
+  QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
+  QAction* find = edit->addAction(QStringLiteral("&Find…"), inspection_, &Inspection::show_search);
+  find->setShortcuts({QKeySequence::Find, QKeySequence(Qt::Key_Slash)});
+  find->setShortcutContext(Qt::WindowShortcut);
+  QAction* copy = edit->addAction(QStringLiteral("&Copy Details"), this, &MainWindow::copy_details);
+  copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
 
   QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
   view->addAction(QStringLiteral("Fit the Whole Trace\tHome"), timeline_, &TimelineWidget::fit);
@@ -65,6 +92,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     a->setChecked(mode == RowFolding::quiet);
     folding->addAction(a);
   }
+  view->addSeparator();
+  QAction* simplify = view->addAction(QStringLiteral("Simplify &Binds"));
+  simplify->setCheckable(true);
+  simplify->setShortcut(QKeySequence(Qt::Key_B));
+  simplify->setToolTip(QStringLiteral("Hide bind, map and catch threads whose only job is to read one input"));
+  connect(simplify, &QAction::toggled, inspection_, &Inspection::set_simplify_binds);
+  QAction* fold = view->addAction(QStringLiteral("&Fold Subtree of the Selection"), this, [this] {
+    if (auto id = inspection_->selected_id()) inspection_->toggle_fold(*id);
+  });
+  fold->setShortcut(QKeySequence(Qt::Key_F));
+  view->addAction(QStringLiteral("&Unfold All"), inspection_, &Inspection::unfold_all);
+  view->addSeparator();
+  QMenu* panels = view->addMenu(QStringLiteral("&Panels"));
+  for (QDockWidget* dock : inspection_->docks()) panels->addAction(dock->toggleViewAction());
   QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
   help->addAction(QStringLiteral("&Keys and Mouse"), this, [this] {
     QMessageBox::information(
@@ -78,7 +119,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                        "<tr><td>↑ ↓ PgUp PgDn</td><td>scroll rows</td></tr>"
                        "<tr><td>Home</td><td>fit the whole trace</td></tr>"
                        "<tr><td>Click</td><td>select a thread, its merge chain and its edges</td></tr>"
-                       "<tr><td>Esc</td><td>clear the selection</td></tr></table>"));
+                       "<tr><td>Esc</td><td>clear the selection</td></tr>"
+                       "<tr><td>Right click</td><td>Why?, What did it cause?, fold a subtree</td></tr>"
+                       "<tr><td>Ctrl+F or /</td><td>search labels, sites and ids</td></tr>"
+                       "<tr><td>B</td><td>simplify binds</td></tr>"
+                       "<tr><td>F</td><td>fold the selection's subtree into its row</td></tr>"
+                       "<tr><td>Ctrl+Shift+C</td><td>copy the selection's details</td></tr></table>"));
   });
 
   connect(&loader_, &TraceLoader::progress, this, &MainWindow::on_progress);
@@ -120,7 +166,7 @@ void MainWindow::on_loaded(quint64 job, std::shared_ptr<const TimelineData> load
   current_path_ = loading_path_;
   remember(current_path_);
   setWindowTitle(QStringLiteral("%1 — Skein").arg(QFileInfo(current_path_).fileName()));
-  timeline_->set_data(std::move(loaded));
+  inspection_->set_data(std::move(loaded));
   if (initial_from_ || initial_to_) {
     const TimelineData& d = *timeline_->data();
     const double from = double(d.first_time + initial_from_.value_or(0));
@@ -128,6 +174,15 @@ void MainWindow::on_loaded(quint64 job, std::shared_ptr<const TimelineData> load
     timeline_->show_window(from, std::max(to, from + 1));
     initial_from_.reset();
     initial_to_.reset();
+  }
+  if (initial_select_) {
+    inspection_->go_to_thread(*initial_select_);
+    if (initial_why_) {
+      for (QDockWidget* dock : inspection_->docks())
+        if (dock->widget() == inspection_->why()) dock->raise();
+      inspection_->why()->ask(CausalDirection::why);
+    }
+    initial_select_.reset();
   }
   timeline_->setFocus();
   update_status();
@@ -139,6 +194,44 @@ void MainWindow::on_failed(quint64 job, const QString& message, bool cancelled) 
   if (progress_) progress_->deleteLater();
   if (!cancelled) QMessageBox::critical(this, QStringLiteral("Cannot open the trace"), message);
   emit load_finished(false);
+}
+
+bool MainWindow::export_view(const QString& path, bool quiet) {
+  const TimelineData* d = timeline_->data();
+  Status s = d ? write_timeline_view(*d, timeline_->view(), timeline_->width(), timeline_->height(), path.toStdString())
+               : Status(file_error(path.toStdString(), "no trace is open"));
+  if (!s.ok() && !quiet)
+    QMessageBox::critical(this, QStringLiteral("Cannot export the view"), QString::fromStdString(s.error().to_string()));
+  return s.ok();
+}
+
+void MainWindow::copy_details() {
+  const QString text = inspection_->selected_details_text();
+  if (!text.isEmpty()) QGuiApplication::clipboard()->setText(text);
+}
+
+void MainWindow::show_context_menu(std::uint32_t thread, QPoint global) {
+  const TimelineData* d = timeline_->data();
+  if (!d || thread >= d->threads.size()) return;
+  const ThreadId id = d->threads[thread].id;
+  QMenu menu(this);
+  menu.addAction(QStringLiteral("Why?"), this, [this] {
+    inspection_->why()->ask(CausalDirection::why);
+    for (QDockWidget* dock : inspection_->docks())
+      if (dock->widget() == inspection_->why()) dock->raise();
+  });
+  menu.addAction(QStringLiteral("What Did It Cause?"), this, [this] {
+    inspection_->why()->ask(CausalDirection::caused);
+    for (QDockWidget* dock : inspection_->docks())
+      if (dock->widget() == inspection_->why()) dock->raise();
+  });
+  menu.addSeparator();
+  const bool folded = std::find(inspection_->filter().folded.begin(), inspection_->filter().folded.end(), id) !=
+                      inspection_->filter().folded.end();
+  menu.addAction(folded ? QStringLiteral("Unfold Subtree") : QStringLiteral("Fold Subtree"), this,
+                 [this, id] { inspection_->toggle_fold(id); });
+  menu.addAction(QStringLiteral("Copy Details"), this, &MainWindow::copy_details);
+  menu.exec(global);
 }
 
 void MainWindow::remember(const QString& path) {
@@ -174,6 +267,8 @@ void MainWindow::update_status() {
                      .arg(QString::fromStdString(format_duration_ns(static_cast<std::int64_t>(t0))),
                           QString::fromStdString(format_duration_ns(static_cast<std::int64_t>(t1))),
                           QString::fromStdString(format_duration_ns(static_cast<std::int64_t>(t1 - t0))));
+  if (const FilteredTimeline* f = inspection_->filtered())
+    text += QStringLiteral("   ·   hidden: %L1 binds, %L2 folded, %L3 short").arg(f->plumbing).arg(f->folded).arg(f->short_lived);
   if (v.selected) {
     const TimelineThread& t = d->threads[*v.selected];
     text += QStringLiteral("   ·   selected #%1 (%2 in its merge chain, %3 edges)")

@@ -4,6 +4,13 @@
 // and an error dialog with the FILE:LINE:COL message when one fails (the
 // previous trace stays open and usable). Only the latest job's result is
 // shown: results of a job replaced meanwhile are dropped by id.
+//
+// Inspection (inspection.hpp) owns the docks and links them with the
+// timeline; the window adds the menus that reach them: View ▸ Simplify
+// Binds, Fold Subtree, Unfold All, the docks' toggles; Edit ▸ Find (Ctrl+F
+// or /), Copy Details; File ▸ Export View as PNG or SVG (the view as it is
+// on screen, labels as text in SVG); and the timeline's context menu (Why?,
+// What Did It Cause?, Fold Subtree, Copy Details).
 #pragma once
 
 #include <QMainWindow>
@@ -12,6 +19,7 @@
 #include <memory>
 #include <optional>
 
+#include "viewer/app/inspection.hpp"
 #include "viewer/app/timeline_widget.hpp"
 #include "viewer/app/trace_loader.hpp"
 
@@ -33,7 +41,19 @@ class MainWindow : public QMainWindow {
     initial_from_ = from;
     initial_to_ = to;
   }
+  // After the next load, select thread `id` and, with `why`, answer "why?"
+  // for it: `skein-view TRACE --select ID [--why]`.
+  void set_initial_selection(std::optional<ThreadId> id, bool why) {
+    initial_select_ = id;
+    initial_why_ = why;
+  }
   [[nodiscard]] TimelineWidget* timeline() const { return timeline_; }
+  [[nodiscard]] Inspection* inspection() const { return inspection_; }
+  // File ▸ Export View: writes the timeline as shown, PNG or SVG by the
+  // name's extension; false (with a message box unless quiet) on failure.
+  bool export_view(const QString& path, bool quiet = false);
+  // Edit ▸ Copy Details: the selected thread's details to the clipboard.
+  void copy_details();
   [[nodiscard]] quint64 current_job() const { return job_; }
 
  signals:
@@ -52,7 +72,10 @@ class MainWindow : public QMainWindow {
   void rebuild_recent_menu();
   void update_status();
 
+  void show_context_menu(std::uint32_t thread, QPoint global);
+
   TimelineWidget* timeline_ = nullptr;
+  Inspection* inspection_ = nullptr;
   TraceLoader loader_;
   quint64 job_ = 0;
   QString loading_path_;
@@ -61,6 +84,8 @@ class MainWindow : public QMainWindow {
   QMenu* recent_menu_ = nullptr;
   QLabel* status_ = nullptr;
   std::optional<std::int64_t> initial_from_, initial_to_;
+  std::optional<ThreadId> initial_select_;
+  bool initial_why_ = false;
 };
 
 }  // namespace skein

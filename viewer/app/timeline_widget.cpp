@@ -42,6 +42,40 @@ void TimelineWidget::set_data(std::shared_ptr<const TimelineData> data) {
   fit();
 }
 
+void TimelineWidget::replace_data(std::shared_ptr<const TimelineData> data) {
+  if (!data_) return set_data(std::move(data));
+  TimelineViewState kept;
+  kept.mapping = view_.mapping;
+  kept.row_offset = view_.row_offset;
+  kept.folding = view_.folding;
+  kept.hidden_rules = view_.hidden_rules;
+  data_ = std::move(data);
+  view_ = std::move(kept);
+  changed();
+  view_.clamp_rows();
+  emit selection_changed();
+}
+
+void TimelineWidget::set_highlight(std::vector<std::uint32_t> threads) {
+  view_.highlight(std::move(threads));
+  update();
+}
+
+void TimelineWidget::set_current_match(std::optional<std::uint32_t> thread) {
+  view_.current_match = thread;
+  update();
+}
+
+void TimelineWidget::set_path(std::vector<TimelinePathLink> path) {
+  view_.path = std::move(path);
+  update();
+}
+
+void TimelineWidget::set_hidden_rules(std::vector<std::string> rules) {
+  view_.hidden_rules = std::move(rules);
+  update();
+}
+
 void TimelineWidget::fit() {
   if (!data_) return;
   view_.fit(*data_, width());
@@ -128,6 +162,15 @@ void TimelineWidget::wheelEvent(QWheelEvent* event) {
 }
 
 void TimelineWidget::mousePressEvent(QMouseEvent* event) {
+  if (event->button() == Qt::RightButton && data_) {
+    const TimelineGeometry g = geometry_now();
+    if (const auto t = pick_thread(*data_, view_, g, event->position().x(), event->position().y())) {
+      last_click_time_ = static_cast<TimeNs>(view_.mapping.t_of(event->position().x()));
+      if (view_.selected != t) select(t);
+      emit context_requested(*t, event->globalPosition().toPoint());
+    }
+    return;
+  }
   if (event->button() != Qt::LeftButton) return;
   press_pos_ = last_pos_ = event->position();
   moved_ = false;
@@ -164,6 +207,7 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
   if (!data_) return;
   if (!moved_) {
     const TimelineGeometry g = geometry_now();
+    last_click_time_ = static_cast<TimeNs>(view_.mapping.t_of(event->position().x()));
     select(pick_thread(*data_, view_, g, event->position().x(), event->position().y()));
     return;
   }
@@ -204,7 +248,7 @@ QString TimelineWidget::tooltip_at(QPointF pos) const {
   const double slack_px = 4;
   // A lint marker first: it is drawn on top.
   for (const TimelineAnomaly& a : d.anomalies) {
-    if (a.thread < 0) continue;
+    if (a.thread < 0 || view_.is_rule_hidden(a.rule)) continue;
     const auto slot = view_.slot_of(d.threads[static_cast<std::size_t>(a.thread)].row);
     if (!slot) continue;
     const double x = view_.mapping.x_of(double(a.time)), y = g.line_y(*slot, view_.row_offset);

@@ -29,6 +29,9 @@ class TimelineWidget : public QWidget {
   explicit TimelineWidget(QWidget* parent = nullptr);
 
   void set_data(std::shared_ptr<const TimelineData> data);
+  // Another view of the same trace (a declutter toggle): keeps the time
+  // window and the row scroll, drops the selection and the marks.
+  void replace_data(std::shared_ptr<const TimelineData> data);
   [[nodiscard]] const TimelineData* data() const { return data_.get(); }
   [[nodiscard]] const TimelineViewState& view() const { return view_; }
   [[nodiscard]] TimelineGeometry geometry_now() const;
@@ -40,6 +43,14 @@ class TimelineWidget : public QWidget {
   void set_folding(RowFolding folding);
   // Scrolls so that `row` is shown (unfolding nothing); false when folded.
   bool scroll_to_row(std::int32_t row);
+  // The inspection docks' marks (TimelineViewState's highlighted,
+  // current_match and path; indexes into data()).
+  void set_highlight(std::vector<std::uint32_t> threads);
+  void set_current_match(std::optional<std::uint32_t> thread);
+  void set_path(std::vector<TimelinePathLink> path);
+  void set_hidden_rules(std::vector<std::string> rules);
+  // The time of the last click that selected a thread (ns, the store's).
+  [[nodiscard]] TimeNs last_click_time() const { return last_click_time_; }
   // The tooltip text for a point (empty when nothing is there).
   [[nodiscard]] QString tooltip_at(QPointF pos) const;
 
@@ -48,6 +59,8 @@ class TimelineWidget : public QWidget {
  signals:
   void view_changed();
   void selection_changed();
+  // A right click on a thread (its index), at a global position.
+  void context_requested(std::uint32_t thread, QPoint global);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -71,6 +84,7 @@ class TimelineWidget : public QWidget {
   QPointF last_pos_;
   bool moved_ = false;
   QPointF pointer_{-1, -1};
+  TimeNs last_click_time_ = 0;
 };
 
 }  // namespace skein

@@ -174,4 +174,21 @@ std::vector<CausalStep> caused(const std::vector<TraceEvent>& events, std::int64
   return steps;
 }
 
+std::optional<std::int64_t> last_record_of(const std::vector<TraceEvent>& events, ThreadId thread, TimeNs at) {
+  if (!is_thread(thread)) return std::nullopt;
+  MergeGroups groups = merge_groups_of(events);
+  const ThreadId group = groups.root(thread);
+  // Records are in time order unless time went backwards: start from the
+  // first record after `at` and scan back over the records at or before it.
+  std::size_t k = static_cast<std::size_t>(
+      std::partition_point(events.begin(), events.end(), [&](const TraceEvent& e) { return time_of(e) <= at; }) -
+      events.begin());
+  while (k-- > 0) {
+    const TraceEvent& e = events[k];
+    if (time_of(e) > at) continue;
+    if (is_thread(e.actor) && groups.root(e.actor) == group) return e.id;
+  }
+  return std::nullopt;
+}
+
 }  // namespace skein

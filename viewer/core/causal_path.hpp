@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -59,6 +60,13 @@ struct CausalStep {
 // cause. At most `max_steps` steps.
 [[nodiscard]] std::vector<CausalStep> why(const std::vector<TraceEvent>& events, std::int64_t event_id,
                                           std::size_t max_steps = 10'000);
+
+// The record a question about a thread starts from: the last record whose
+// actor is `thread` (or a thread of its merge group) at or before `at`;
+// nullopt when it did nothing by then. The viewer asks "why?" of a
+// selected thread at the time clicked, or at its end.
+[[nodiscard]] std::optional<std::int64_t> last_record_of(const std::vector<TraceEvent>& events, ThreadId thread,
+                                                         TimeNs at);
 
 // What the record `event_id` went on to cause, in the order reached
 // (breadth first), at most `max_steps` steps.

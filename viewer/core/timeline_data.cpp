@@ -75,7 +75,11 @@ void load_anomalies(SqliteDatabase& db, TimelineData& data) {
   const char* time = has("time") ? "time" : has("time_ns") ? "time_ns" : nullptr;
   const char* from = has("from_thread") ? "from_thread" : has("from") ? "\"from\"" : "NULL";
   if (!time || !has("thread") || !has("rule") || !has("message")) return;
-  const std::string sql = std::string("SELECT ") + time + ", thread, " + from + ", rule, message FROM anomalies ORDER BY " + time;
+  const char* suspect = has("suspect") ? "suspect" : "NULL";
+  const char* severity = has("severity") ? "severity" : "NULL";
+  const char* event = has("event") ? "event" : "NULL";
+  const std::string sql = std::string("SELECT ") + time + ", thread, " + from + ", rule, message, " + suspect + ", " +
+                          severity + ", " + event + " FROM anomalies ORDER BY " + time;
   std::vector<TimelineAnomaly> found;
   const auto index = [&](std::optional<std::int64_t> id) -> std::int32_t {
     if (!id) return -1;
@@ -90,6 +94,9 @@ void load_anomalies(SqliteDatabase& db, TimelineData& data) {
     a.from = index(q.optional_int64(2));
     a.rule = q.optional_text(3).value_or("");
     a.message = q.optional_text(4).value_or("");
+    a.suspect = index(q.optional_int64(5));
+    a.severity = q.optional_text(6).value_or("");
+    a.event = q.optional_int64(7).value_or(-1);
     found.push_back(std::move(a));
   });
   if (s.ok()) data.anomalies = std::move(found);
@@ -170,6 +177,60 @@ bool TimelineData::check_invariants() const {
   return true;
 }
 
+void index_threads(TimelineData& data) {
+  data.dense_base = 0;
+  data.dense_index.clear();
+  // A direct id -> index table when ids are dense (at most 4 slots a thread).
+  if (!data.threads.empty()) {
+    const ThreadId lo = data.threads.front().id, hi = data.threads.back().id;
+    if (hi - lo < 4 * static_cast<ThreadId>(data.threads.size()) + 64) {
+      data.dense_base = lo;
+      data.dense_index.assign(static_cast<std::size_t>(hi - lo + 1), -1);
+      for (std::size_t i = 0; i < data.threads.size(); ++i)
+        data.dense_index[static_cast<std::size_t>(data.threads[i].id - lo)] = static_cast<std::int32_t>(i);
+    }
+  }
+}
+
+void assemble_rows(TimelineData& data, const std::vector<std::int32_t>& rows, const std::vector<std::uint32_t>& heads,
+                   std::int32_t row_count) {
+  data.rows.assign(static_cast<std::size_t>(row_count), TimelineRow{});
+  data.row_first_start.clear();
+  data.row_last_end.clear();
+  for (std::size_t i = 0; i < data.threads.size(); ++i) {
+    data.threads[i].row = rows[i];
+    data.threads[i].chain = static_cast<std::int32_t>(heads[i]);
+    data.rows[static_cast<std::size_t>(rows[i])].threads.push_back(static_cast<std::uint32_t>(i));
+  }
+  for (TimelineRow& r : data.rows) {
+    std::stable_sort(r.threads.begin(), r.threads.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return data.threads[a].start < data.threads[b].start;
+    });
+    r.starts.reserve(r.threads.size());
+    r.end_prefix_max.reserve(r.threads.size());
+    TimeNs running = INT64_MIN;
+    for (std::uint32_t i : r.threads) {
+      r.starts.push_back(data.threads[i].start);
+      running = std::max(running, data.threads[i].end);
+      r.end_prefix_max.push_back(running);
+      if (data.threads[i].outcome == ThreadOutcome::fail) r.failures.emplace_back(data.threads[i].end, i);
+    }
+    std::sort(r.failures.begin(), r.failures.end());
+    data.row_first_start.push_back(r.starts.empty() ? INT64_MAX : r.starts.front());
+    data.row_last_end.push_back(r.end_prefix_max.empty() ? INT64_MIN : r.end_prefix_max.back());
+  }
+
+}
+
+void place_activation(TimelineData& data, TimelineActivation a) {
+  TimelineRow& r = data.rows[static_cast<std::size_t>(data.threads[a.thread].row)];
+  // Defensive: times that went backwards would break the sorted,
+  // non-overlapping invariant; clip to it.
+  if (!r.activations.empty()) a.start = std::max(a.start, r.activations.back().end);
+  a.end = std::max(a.end, a.start);
+  r.activations.push_back(a);
+}
+
 Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions& options) {
   TimelineData data;
   data.source = store.path();
@@ -182,8 +243,8 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   std::vector<LayoutThread> layout_input;
   if (Status s = for_each_row(
           db,
-          "SELECT id, parent, kind, site, label, created, resolved, outcome, failure, merged_into "
-          "FROM threads ORDER BY id",
+          "SELECT id, parent, kind, site, label, created, resolved, outcome, failure, merged_into, first_run, "
+          "run_time FROM threads ORDER BY id",
           [&](SqliteStatement& q) {
             TimelineThread t;
             t.id = q.int64(0);
@@ -195,6 +256,9 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
             t.outcome = outcome_of(q.optional_text(7));
             t.end = std::max(t.start, q.optional_int64(6).value_or(data.end_time));
             t.failure = strings.intern(q.is_null(8) ? std::string_view() : q.text(8));
+            t.merged_into = q.optional_int64(9).value_or(-1);
+            t.first_run = q.optional_int64(10).value_or(-1);
+            t.run_time = q.optional_int64(11).value_or(0);
             LayoutThread l{t.id, q.optional_int64(1), t.start, t.end, q.optional_int64(9)};
             data.threads.push_back(t);
             layout_input.push_back(l);
@@ -202,16 +266,7 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
       !s.ok())
     return s.error();
 
-  // A direct id -> index table when ids are dense (at most 4 slots a thread).
-  if (!data.threads.empty()) {
-    const ThreadId lo = data.threads.front().id, hi = data.threads.back().id;
-    if (hi - lo < 4 * static_cast<ThreadId>(data.threads.size()) + 64) {
-      data.dense_base = lo;
-      data.dense_index.assign(static_cast<std::size_t>(hi - lo + 1), -1);
-      for (std::size_t i = 0; i < data.threads.size(); ++i)
-        data.dense_index[static_cast<std::size_t>(data.threads[i].id - lo)] = static_cast<std::int32_t>(i);
-    }
-  }
+  index_threads(data);
 
   // The layout: from the cache, else computed (and cached).
   std::vector<std::int32_t> rows(data.threads.size(), 0);
@@ -243,29 +298,7 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   }
   layout_input.clear();
   layout_input.shrink_to_fit();
-  data.rows.resize(static_cast<std::size_t>(row_count));
-  for (std::size_t i = 0; i < data.threads.size(); ++i) {
-    data.threads[i].row = rows[i];
-    data.threads[i].chain = static_cast<std::int32_t>(heads[i]);
-    data.rows[static_cast<std::size_t>(rows[i])].threads.push_back(static_cast<std::uint32_t>(i));
-  }
-  for (TimelineRow& r : data.rows) {
-    std::stable_sort(r.threads.begin(), r.threads.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return data.threads[a].start < data.threads[b].start;
-    });
-    r.starts.reserve(r.threads.size());
-    r.end_prefix_max.reserve(r.threads.size());
-    TimeNs running = INT64_MIN;
-    for (std::uint32_t i : r.threads) {
-      r.starts.push_back(data.threads[i].start);
-      running = std::max(running, data.threads[i].end);
-      r.end_prefix_max.push_back(running);
-      if (data.threads[i].outcome == ThreadOutcome::fail) r.failures.emplace_back(data.threads[i].end, i);
-    }
-    std::sort(r.failures.begin(), r.failures.end());
-    data.row_first_start.push_back(r.starts.empty() ? INT64_MAX : r.starts.front());
-    data.row_last_end.push_back(r.end_prefix_max.empty() ? INT64_MIN : r.end_prefix_max.back());
-  }
+  assemble_rows(data, rows, heads, row_count);
 
   // Activations, in id order (= start order).
   std::vector<TimeNs> activation_starts;
@@ -274,13 +307,7 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
                                 activation_starts.push_back(q.int64(1));
                                 auto i = data.thread_index(q.int64(0));
                                 if (!i) return;
-                                TimelineRow& r = data.rows[static_cast<std::size_t>(data.threads[*i].row)];
-                                TimelineActivation a{q.int64(1), q.int64(2), *i};
-                                // Defensive: times that went backwards would break the
-                                // sorted, non-overlapping invariant; clip to it.
-                                if (!r.activations.empty()) a.start = std::max(a.start, r.activations.back().end);
-                                a.end = std::max(a.end, a.start);
-                                r.activations.push_back(a);
+                                place_activation(data, TimelineActivation{q.int64(1), q.int64(2), *i});
                               });
       !s.ok())
     return s.error();

@@ -49,6 +49,9 @@ struct TimelineThread {
   std::uint32_t kind = 0;     // index into strings
   std::uint32_t failure = 0;  // index into strings
   std::int64_t site = -1;
+  TimeNs first_run = -1;   // the start of its first activation; -1: it never ran
+  TimeNs run_time = 0;     // the sum of its activations, ns
+  ThreadId merged_into = -1;  // INTO of its latest merge; -1: none
 };
 
 struct TimelineActivation {
@@ -83,9 +86,12 @@ struct TimelineCounter {
 // notification.
 struct TimelineAnomaly {
   TimeNs time = 0;
-  std::int32_t thread = -1;
-  std::int32_t from = -1;
+  std::int32_t thread = -1;   // index into threads: where the finding is (the thread that acted)
+  std::int32_t from = -1;     // the thread that had control
+  std::int32_t suspect = -1;  // the thread that most likely owes the missing record
+  std::int64_t event = -1;    // events.id of the record it was found at; -1: none
   std::string rule;
+  std::string severity;  // error, warning or note ("" when the table has no such column)
   std::string message;
 };
 
@@ -136,6 +142,20 @@ struct TimelineData {
 struct TimelineLoadOptions {
   bool write_layout_cache = true;
 };
+
+// Assembly, shared by load_timeline and the view filters
+// (timeline_filter.hpp), which derive a TimelineData from another:
+//   - index_threads: the id -> index table, from `threads` (sorted by id);
+//   - assemble_rows: puts each thread on rows[i] with its chain head
+//     heads[i] (indexes into threads), and fills every row's sorted arrays
+//     except activations;
+//   - place_activation: appends an activation to its thread's row; call it
+//     in start order (it clips one that went backwards, keeping the row's
+//     activations sorted and disjoint).
+void index_threads(TimelineData& data);
+void assemble_rows(TimelineData& data, const std::vector<std::int32_t>& rows, const std::vector<std::uint32_t>& heads,
+                   std::int32_t row_count);
+void place_activation(TimelineData& data, TimelineActivation a);
 
 // Reads everything above from an opened store. Also computes the layout,
 // or reads it from the cache (layout_cache.hpp), writing the cache after a

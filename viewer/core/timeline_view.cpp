@@ -131,4 +131,14 @@ std::optional<std::uint32_t> pick_thread(const TimelineData& data, const Timelin
   return data.thread_at(*row, static_cast<TimeNs>(std::llround(t)), slack);
 }
 
+void TimelineViewState::highlight(std::vector<std::uint32_t> threads) {
+  std::sort(threads.begin(), threads.end());
+  threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
+  highlighted = std::move(threads);
+}
+
+bool TimelineViewState::is_highlighted(std::uint32_t thread) const {
+  return std::binary_search(highlighted.begin(), highlighted.end(), thread);
+}
+
 }  // namespace skein

@@ -11,7 +11,9 @@
 // (kCounterLaneHeight each, at most kMaxCounterLanes), the legend.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -63,6 +65,17 @@ struct TimelineGeometry {
 // row is shown.
 enum class RowFolding : std::uint8_t { none, empty, quiet };
 
+// One link of a causal path drawn on the timeline (viewer/core/
+// causal_path.hpp): the cause's thread at the cause's record, to the
+// effect's thread at the effect's record. Threads are indexes into
+// data.threads; -1 is the scheduler (drawn from above the effect's row).
+struct TimelinePathLink {
+  TimeNs cause_time = 0;
+  TimeNs effect_time = 0;
+  std::int32_t cause = -1;
+  std::int32_t effect = -1;
+};
+
 struct TimelineViewState {
   TimeMapping mapping;
   double row_offset = 0;  // the slot at the top of the rows area (fractional while scrolling)
@@ -73,6 +86,22 @@ struct TimelineViewState {
   std::optional<std::uint32_t> selected;
   std::vector<std::uint32_t> selected_chain;  // the selected thread's merge chain
   std::vector<std::uint32_t> selected_edges;  // edges with an end in the chain, by time
+  // Marks from the inspection docks, drawn over the timeline: threads
+  // highlighted by a summary row, the search or an anomaly (a band behind
+  // each one's span; sorted, no duplicates), the search's current match
+  // (outlined), and a causal path (bold links from cause to effect).
+  std::vector<std::uint32_t> highlighted;
+  std::optional<std::uint32_t> current_match;
+  std::vector<TimelinePathLink> path;
+  // Lint rules whose findings are not drawn (the Anomalies dock's toggles).
+  std::vector<std::string> hidden_rules;
+
+  // Sets `highlighted` from any list of indexes (sorts, drops duplicates).
+  void highlight(std::vector<std::uint32_t> threads);
+  [[nodiscard]] bool is_highlighted(std::uint32_t thread) const;
+  [[nodiscard]] bool is_rule_hidden(const std::string& rule) const {
+    return !hidden_rules.empty() && std::find(hidden_rules.begin(), hidden_rules.end(), rule) != hidden_rules.end();
+  }
 
   // The whole trace across `width` pixels, from the first record.
   void fit(const TimelineData& data, double width);

@@ -32,22 +32,26 @@ TimelineViewState view_for_request(const TimelineData& data, const RenderRequest
 }
 
 Status render_timeline_file(const TimelineData& data, const RenderRequest& request) {
-  const TimelineViewState view = view_for_request(data, request);
-  const QString path = QString::fromStdString(request.output);
+  return write_timeline_view(data, view_for_request(data, request), request.width, request.height, request.output);
+}
+
+Status write_timeline_view(const TimelineData& data, const TimelineViewState& view, int width, int height,
+                           const std::string& output) {
+  const QString path = QString::fromStdString(output);
   if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
     QSvgGenerator svg;
     svg.setFileName(path);
-    svg.setSize(QSize(request.width, request.height));
-    svg.setViewBox(QRect(0, 0, request.width, request.height));
+    svg.setSize(QSize(width, height));
+    svg.setViewBox(QRect(0, 0, width, height));
     svg.setTitle(QStringLiteral("Skein timeline"));
     QPainter painter;
-    if (!painter.begin(&svg)) return file_error(request.output, "cannot write the SVG file");
-    paint_timeline(painter, data, view, TimelineGeometry(request.width, request.height, data));
+    if (!painter.begin(&svg)) return file_error(output, "cannot write the SVG file");
+    paint_timeline(painter, data, view, TimelineGeometry(width, height, data));
     painter.end();
     return {};
   }
-  const QImage image = render_timeline_image(data, view, request.width, request.height);
-  if (!image.save(path, "PNG")) return file_error(request.output, "cannot write the PNG file");
+  const QImage image = render_timeline_image(data, view, width, height);
+  if (!image.save(path, "PNG")) return file_error(output, "cannot write the PNG file");
   return {};
 }
 

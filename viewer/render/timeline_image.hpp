@@ -28,6 +28,11 @@ struct RenderRequest {
 // The view a request asks for: the window [from, to] (default: the whole
 // trace) across the width, rows with nothing alive in it folded.
 [[nodiscard]] TimelineViewState view_for_request(const TimelineData& data, const RenderRequest& request);
+// Writes `view` of `data` at width x height to `output`: SVG when its name
+// ends in .svg (text stays text, labels included), else PNG. The error
+// names the file. File ▸ Export View uses it with the widget's own view.
+[[nodiscard]] Status write_timeline_view(const TimelineData& data, const TimelineViewState& view, int width, int height,
+                                         const std::string& output);
 // Renders and writes the file; the error names the file.
 [[nodiscard]] Status render_timeline_file(const TimelineData& data, const RenderRequest& request);
 

@@ -312,7 +312,7 @@ void paint_anomalies(Frame& f) {
                                 [](const TimelineAnomaly& a, double t) { return double(a.time) < t; });
   for (auto it = first; it != f.data.anomalies.end() && double(it->time) <= f.t1; ++it) {
     const TimelineAnomaly& a = *it;
-    if (a.thread < 0) continue;
+    if (a.thread < 0 || f.view.is_rule_hidden(a.rule)) continue;
     const QColor colour =
         a.rule == "missing-notification" ? style::kMissingNotification : style::kOtherFinding;
     const double x = std::round(f.x(double(a.time))) + 0.5;
@@ -520,6 +520,68 @@ void paint_legend(Frame& f) {
   }
 }
 
+// Highlighted threads: a band behind each one's span on its row (at least
+// 3 px wide, so a short match still shows), the current match outlined.
+// The cost is the number of highlighted threads, each a check and at most
+// one rectangle.
+void paint_highlights(Frame& f) {
+  const auto band = [&](std::uint32_t i) -> std::optional<QRectF> {
+    const TimelineThread& t = f.data.threads[i];
+    if (double(t.end) < f.t0 || double(t.start) > f.t1) return std::nullopt;
+    const auto slot = f.view.slot_of(t.row);
+    if (!slot || *slot < f.first_slot || *slot > f.last_slot) return std::nullopt;
+    const double x0 = std::max(-2.0, f.x(double(t.start))), x1 = std::min(f.g.width + 2.0, f.x(double(t.end)));
+    const double top = f.g.row_top(*slot, f.view.row_offset) + 3;
+    return QRectF(x0 - 1, top, std::max(3.0, x1 - x0 + 2), TimelineGeometry::kRowHeight - 6);
+  };
+  for (std::uint32_t i : f.view.highlighted)
+    if (auto r = band(i)) f.p.fillRect(*r, style::kHighlight);
+  if (f.view.current_match)
+    if (auto r = band(*f.view.current_match)) {
+      f.p.setPen(QPen(style::kCurrentMatch, 2));
+      f.p.setBrush(Qt::NoBrush);
+      f.p.drawRect(r->adjusted(1, 1, -1, -1));
+      f.p.setPen(Qt::NoPen);
+    }
+}
+
+// The causal path: for each link, a bold line from the cause's line at the
+// cause's record to the effect's line at the effect's record, a dot at the
+// cause and an arrowhead at the effect. Links with an end on a folded row
+// are drawn to the edge of the rows area.
+void paint_path(Frame& f) {
+  if (f.view.path.empty()) return;
+  const double top = f.g.rows_top(), bottom = f.g.rows_bottom();
+  const auto y_of = [&](std::int32_t thread, std::optional<double> fallback) -> std::optional<double> {
+    if (thread < 0) return fallback;
+    return f.row_y(f.data.threads[static_cast<std::size_t>(thread)].row);
+  };
+  f.p.setBrush(style::kCausalPath);
+  for (const TimelinePathLink& l : f.view.path) {
+    const double xc = f.x(double(l.cause_time)), xe = f.x(double(l.effect_time));
+    if (std::max(xc, xe) < -10 || std::min(xc, xe) > f.g.width + 10) continue;
+    const auto ye = y_of(l.effect, std::nullopt);
+    if (!ye) continue;
+    const auto yc = y_of(l.cause, *ye - 16);
+    if (!yc) continue;
+    const QPointF from(xc, std::clamp(*yc, top - 20, bottom + 20)), to(xe, std::clamp(*ye, top - 20, bottom + 20));
+    f.p.setPen(QPen(style::kCausalPath, 3, Qt::SolidLine, Qt::RoundCap));
+    f.p.drawLine(from, to);
+    f.p.setPen(Qt::NoPen);
+    f.p.drawEllipse(from, 4, 4);
+    const QPointF d = to - from;
+    const double len = std::hypot(d.x(), d.y());
+    if (len > 1) {
+      const QPointF u = d / len, n(-u.y(), u.x());
+      const QPointF head[3] = {to, to - u * 9 + n * 5, to - u * 9 - n * 5};
+      f.p.drawConvexPolygon(head, 3);
+    } else {
+      f.p.drawEllipse(to, 4, 4);
+    }
+  }
+  f.p.setBrush(Qt::NoBrush);
+}
+
 }  // namespace
 
 void paint_timeline(QPainter& painter, const TimelineData& data, const TimelineViewState& view,
@@ -551,11 +613,13 @@ void paint_timeline(QPainter& painter, const TimelineData& data, const TimelineV
     if (const auto slot = view.slot_of(data.threads[*view.selected].row))
       painter.fillRect(QRectF(0, geometry.row_top(*slot, view.row_offset), geometry.width, TimelineGeometry::kRowHeight),
                        style::kSelection);
+  paint_highlights(f);
   std::vector<LabelJob> labels;
   for (std::int32_t s = f.first_slot; s <= f.last_slot; ++s) paint_row(f, s, labels);
   painter.setRenderHint(QPainter::Antialiasing, true);
   paint_edges(f);
   paint_anomalies(f);
+  paint_path(f);
   paint_labels(f, labels);
   painter.setClipping(false);
   painter.setRenderHint(QPainter::Antialiasing, false);

@@ -13,8 +13,9 @@
 // Labels are drawn only on threads wide enough to carry one.
 //
 // Layers, bottom to top: canvas and row stripes, idle and GC bands, grid,
-// selection, thread lines and running spans, failure bars, pending
-// arrowheads, arrows, missing-notification markers, labels, ruler, counter
+// selection, highlighted threads (summary, search, anomaly), thread lines
+// and running spans, failure bars, pending arrowheads, arrows,
+// missing-notification markers, the causal path, labels, ruler, counter
 // lanes, legend.
 #pragma once
 

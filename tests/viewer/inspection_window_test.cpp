@@ -1,0 +1,315 @@
+// inspection_window_test.cpp — skein-view's inspection, the docks linked
+// with the timeline, under QTest on the offscreen platform, on a hand-built
+// trace imported and linted for real:
+//   - Why?: the path the panel shows equals causal_path's why() from the
+//     same record, and the timeline draws it (pixels of the path colour
+//     where the core puts the link) and highlights its threads;
+//   - a click on a finding in the Anomalies dock changes the visible range
+//     to contain it and highlights its threads;
+//   - collapse toggles hide exactly the expected threads, and turning them
+//     off gives back every thread;
+//   - search: typing finds, Return steps to the next match, which gets
+//     selected; matches are highlighted;
+//   - summary: selecting a row highlights its threads;
+//   - details: a click on a related thread selects it on the timeline;
+//   - File ▸ Export View: the SVG holds the visible labels as text, the PNG
+//     has the widget's size; Copy Details puts the details on the clipboard.
+#include <QApplication>
+#include <QClipboard>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+#include <QTableView>
+#include <fstream>
+
+#include "recorder/trace_import.hpp"
+#include "viewer/app/anomaly_dock.hpp"
+#include "viewer/app/inspection.hpp"
+#include "viewer/app/main_window.hpp"
+#include "viewer/app/search_bar.hpp"
+#include "viewer/app/summary_dock.hpp"
+#include "viewer/app/thread_details_dock.hpp"
+#include "viewer/app/why_dock.hpp"
+#include "viewer/core/anomaly_table.hpp"
+#include "viewer/core/causal_path.hpp"
+#include "viewer/core/lint_run.hpp"
+#include "viewer/core/trace_event_reader.hpp"
+#include "viewer/render/timeline_style.hpp"
+
+using namespace skein;
+
+namespace {
+
+// 1 "server" is woken by a timer and resolves; 2 is a bind that only reads
+// 1 and creates 3 "handler", which creates 4 "worker"; 3 reads 4. 5
+// "orphan" is still pending at the clean end: a lint finding.
+const char* const kTrace = R"((skein-trace 1 (process "inspect"))
+(spawn 0 1 0 task)
+(label 0 1 "server")
+(spawn 10000 2 1 bind)
+(wait 20000 2 1)
+(spawn 30000 3 2 task)
+(label 30000 3 "handler")
+(spawn 40000 4 3 task)
+(label 40000 4 "worker")
+(switch 100000 1)
+(switch 200000 -1)
+(notify 250000 -1 1 io)
+(switch 260000 1)
+(resolve 300000 1 1 ok)
+(read 310000 2 1)
+(switch 320000 3)
+(resolve 400000 4 3 ok)
+(read 410000 3 4)
+(resolve 500000 3 3 ok)
+(resolve 510000 2 2 ok)
+(switch 550000 -1)
+(spawn 600000 5 0 task)
+(label 600000 5 "orphan")
+(end 900000)
+)";
+
+int count_colour(const QImage& image, const QRect& area, const QColor& colour, int tolerance = 40) {
+  int n = 0;
+  for (int y = std::max(0, area.top()); y <= std::min(image.height() - 1, area.bottom()); ++y)
+    for (int x = std::max(0, area.left()); x <= std::min(image.width() - 1, area.right()); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      if (std::abs(c.red() - colour.red()) + std::abs(c.green() - colour.green()) + std::abs(c.blue() - colour.blue()) <=
+          tolerance)
+        ++n;
+    }
+  return n;
+}
+
+}  // namespace
+
+class InspectionWindowTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  QString db_;
+  std::unique_ptr<MainWindow> window_;
+  Inspection* inspection_ = nullptr;
+  TimelineWidget* timeline_ = nullptr;
+
+  [[nodiscard]] const TimelineData& full() const { return *inspection_->full(); }
+  [[nodiscard]] std::uint32_t shown(ThreadId id) const { return *inspection_->shown_index(id); }
+  [[nodiscard]] std::vector<ThreadId> shown_ids() const {
+    std::vector<ThreadId> out;
+    for (const TimelineThread& t : timeline_->data()->threads) out.push_back(t.id);
+    return out;
+  }
+  [[nodiscard]] std::vector<ThreadId> highlighted_ids() const {
+    std::vector<ThreadId> out;
+    for (std::uint32_t i : timeline_->view().highlighted) out.push_back(timeline_->data()->threads[i].id);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    const QString trace = dir_.filePath(QStringLiteral("inspect.sexp"));
+    std::ofstream(trace.toStdString()) << kTrace;
+    db_ = dir_.filePath(QStringLiteral("inspect.db"));
+    ImportOptions options;
+    options.sync = false;
+    QVERIFY(import_trace(trace.toStdString(), db_.toStdString(), options).ok());
+    {
+      auto store = TraceStore::open(db_.toStdString());
+      QVERIFY(store.ok());
+      auto report = lint_store(store.value(), LintOptions{});
+      QVERIFY(report.ok());
+      QVERIFY(!report.value().findings.empty());
+      QVERIFY(store_anomalies(db_.toStdString(), report.value().rules, report.value().findings).ok());
+    }
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(1400, 900);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QSignalSpy finished(window_.get(), &MainWindow::load_finished);
+    window_->open(db_);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.first().first().toBool(), true);
+    inspection_ = window_->inspection();
+    timeline_ = window_->timeline();
+    QCOMPARE(full().threads.size(), std::size_t(6));
+    QVERIFY(!full().anomalies.empty());
+  }
+
+  void init() {
+    // Every test starts from the whole trace, nothing filtered or marked.
+    inspection_->set_simplify_binds(false);
+    inspection_->set_data(inspection_->full_data());
+  }
+
+  void why_path_matches_the_core_and_is_drawn() {
+    inspection_->go_to_thread(2);
+    QCOMPARE(inspection_->selected_id(), std::optional<ThreadId>(2));
+    WhyDock* why = inspection_->why();
+    QSignalSpy changed(why, &WhyDock::path_changed);
+    why->ask(CausalDirection::why);
+    QVERIFY(changed.count() == 1 || changed.wait(10000));
+    // The same walk, from the same record, by the core.
+    auto store = TraceStore::open(db_.toStdString());
+    QVERIFY(store.ok());
+    auto events = load_trace_events(store.value().database());
+    QVERIFY(events.ok());
+    const auto start = last_record_of(events.value().events(), 2, full().threads[*full().thread_index(2)].end);
+    QVERIFY(start.has_value());
+    const std::vector<CausalStep> expected = skein::why(events.value().events(), *start);
+    QVERIFY(!expected.empty());
+    const std::vector<CausalStep>& got = why->model()->steps();
+    QCOMPARE(got.size(), expected.size());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      QCOMPARE(got[k].cause_event, expected[k].cause_event);
+      QCOMPARE(got[k].effect_event, expected[k].effect_event);
+      QCOMPARE(got[k].cause, expected[k].cause);
+    }
+    // 2 went on because 1 resolved (a read), and 1 because the timer woke it.
+    QCOMPARE(got.front().kind, CauseKind::read);
+    QCOMPARE(got.front().cause, ThreadId(1));
+    QCOMPARE(got.back().cause, ThreadId(-1));
+    QCOMPARE(why->model()->rowCount(), int(expected.size()));
+    // On the timeline: one link per step, its threads highlighted.
+    QCOMPARE(timeline_->view().path.size(), expected.size());
+    const std::vector<ThreadId> marks = highlighted_ids();
+    QVERIFY(std::find(marks.begin(), marks.end(), 1) != marks.end());
+    QVERIFY(std::find(marks.begin(), marks.end(), 2) != marks.end());
+    // The read link 1 -> 2 at 310 µs, in the path colour.
+    timeline_->show_window(double(full().first_time), double(full().end_time));
+    QTest::qWait(50);
+    const TimelineGeometry g = timeline_->geometry_now();
+    const TimelinePathLink& link = timeline_->view().path.front();
+    const double x = timeline_->view().mapping.x_of(double(link.effect_time));
+    const auto s1 = timeline_->view().slot_of(timeline_->data()->threads[std::size_t(link.cause)].row);
+    const auto s2 = timeline_->view().slot_of(timeline_->data()->threads[std::size_t(link.effect)].row);
+    QVERIFY(s1 && s2);
+    const double y0 = g.line_y(std::min(*s1, *s2), timeline_->view().row_offset);
+    const double y1 = g.line_y(std::max(*s1, *s2), timeline_->view().row_offset);
+    const QImage image = timeline_->grab().toImage();
+    const QRect area(int(x) - 6, int(y0), 12, int(y1 - y0));
+    QVERIFY2(count_colour(image, area, style::kCausalPath) > 10, "the Why? link is not drawn");
+    // A click on a step selects its effect on the timeline.
+    timeline_->select(std::nullopt);
+    emit why->step_activated(got.back().effect, got.back().effect_time);
+    QCOMPARE(inspection_->selected_id(), std::optional<ThreadId>(got.back().effect));
+  }
+
+  void collapse_toggles_hide_exactly_the_expected_threads() {
+    QCOMPARE(shown_ids(), (std::vector<ThreadId>{0, 1, 2, 3, 4, 5}));
+    inspection_->set_simplify_binds(true);
+    QCOMPARE(shown_ids(), (std::vector<ThreadId>{0, 1, 3, 4, 5}));  // 2, the bind reading only 1
+    QCOMPARE(timeline_->data()->threads[shown(3)].parent, ThreadId(1));
+    inspection_->toggle_fold(3);
+    QCOMPARE(shown_ids(), (std::vector<ThreadId>{0, 1, 3, 5}));  // 4 drawn as 3
+    QCOMPARE(inspection_->shown_index(4), inspection_->shown_index(3));
+    inspection_->set_simplify_binds(false);
+    QCOMPARE(shown_ids(), (std::vector<ThreadId>{0, 1, 2, 3, 5}));
+    inspection_->toggle_fold(3);
+    QCOMPARE(shown_ids(), (std::vector<ThreadId>{0, 1, 2, 3, 4, 5}));
+    QVERIFY(inspection_->filter().empty());
+    // The database is untouched: the same trace loads with every thread.
+    auto store = TraceStore::open(db_.toStdString());
+    QVERIFY(store.ok());
+    auto threads = store.value().threads();
+    QVERIFY(threads.ok());
+    QCOMPARE(threads.value().size(), std::size_t(6));
+  }
+
+  void anomaly_click_zooms_to_the_finding() {
+    const TimelineAnomaly& a = full().anomalies.front();
+    // A window away from the finding: the 50 µs after a point 100 µs past it.
+    timeline_->show_window(double(a.time + 100'000), double(a.time + 150'000));
+    double t0 = timeline_->view().mapping.t_of(0), t1 = timeline_->view().mapping.t_of(timeline_->width());
+    QVERIFY(double(a.time) < t0);
+    AnomalyDock* dock = inspection_->anomalies();
+    dock->raise();  // its tab is behind the thread details
+    QTreeView* view = dock->findChild<QTreeView*>();
+    QVERIFY(view);
+    view->expandAll();
+    QTest::qWait(20);
+    QVERIFY(view->isVisible());
+    // The first finding row under the first rule.
+    const QModelIndex rule = view->model()->index(0, 0);
+    const QModelIndex finding = view->model()->index(0, 0, rule);
+    QVERIFY(finding.isValid());
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(finding).center());
+    t0 = timeline_->view().mapping.t_of(0);
+    t1 = timeline_->view().mapping.t_of(timeline_->width());
+    const int index = finding.data(AnomalyModel::AnomalyIndexRole).toInt();
+    const TimelineAnomaly& clicked = full().anomalies[std::size_t(index)];
+    QVERIFY(double(clicked.time) >= t0 && double(clicked.time) <= t1);
+    const std::vector<ThreadId> marks = highlighted_ids();
+    QVERIFY(std::find(marks.begin(), marks.end(), full().threads[std::size_t(clicked.thread)].id) != marks.end());
+  }
+
+  void search_finds_steps_and_highlights() {
+    inspection_->show_search();
+    SearchBar* bar = inspection_->search();
+    QVERIFY(bar->isVisible());
+    QLineEdit* edit = bar->findChild<QLineEdit*>();
+    QVERIFY(edit);
+    edit->clear();
+    QTest::keyClicks(edit, QStringLiteral("er"));  // serv-er, handl-er, work-er
+    QCOMPARE(highlighted_ids(), (std::vector<ThreadId>{1, 3, 4}));
+    QTest::keyClick(edit, Qt::Key_Return);
+    const auto first = inspection_->selected_id();
+    QVERIFY(first.has_value());
+    QTest::keyClick(edit, Qt::Key_Return);
+    const auto second = inspection_->selected_id();
+    QVERIFY(second.has_value() && *second != *first);
+    QVERIFY(timeline_->view().current_match.has_value());
+    QCOMPARE(timeline_->data()->threads[*timeline_->view().current_match].id, *second);
+    edit->clear();
+  }
+
+  void summary_row_highlights_its_threads() {
+    SummaryDock* dock = inspection_->summary();
+    QTableView* view = dock->findChild<QTableView*>();
+    QVERIFY(view);
+    // The row of label "handler".
+    int row = -1;
+    for (int r = 0; r < view->model()->rowCount(); ++r)
+      for (int c = 0; c < view->model()->columnCount(); ++c)
+        if (view->model()->index(r, c).data().toString() == QStringLiteral("handler")) row = r;
+    QVERIFY(row >= 0);
+    view->selectRow(row);
+    QCOMPARE(highlighted_ids(), (std::vector<ThreadId>{3}));
+  }
+
+  void details_link_selects_the_thread() {
+    inspection_->go_to_thread(3);
+    ThreadDetailsDock* dock = inspection_->details();
+    QSignalSpy activated(dock, &ThreadDetailsDock::thread_activated);
+    emit dock->thread_activated(4);
+    QCOMPARE(inspection_->selected_id(), std::optional<ThreadId>(4));
+  }
+
+  void export_and_copy() {
+    timeline_->show_window(double(full().first_time), double(full().end_time));
+    inspection_->go_to_thread(3);
+    const QString svg = dir_.filePath(QStringLiteral("view.svg"));
+    QVERIFY(window_->export_view(svg, true));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(file.readAll());
+    for (const char* label : {"server", "handler", "worker", "orphan"})
+      QVERIFY2(text.contains(QString::fromLatin1(label)), label);
+    const QString png = dir_.filePath(QStringLiteral("view.png"));
+    QVERIFY(window_->export_view(png, true));
+    const QImage image(png);
+    QCOMPARE(image.size(), timeline_->size());
+    QVERIFY(!window_->export_view(dir_.filePath(QStringLiteral("no/such/folder/view.png")), true));
+    window_->copy_details();
+    const QString copied = QGuiApplication::clipboard()->text();
+    QVERIFY2(copied.contains(QStringLiteral("handler")), qPrintable(copied));
+    QVERIFY2(copied.startsWith(QStringLiteral("thread 3 (handler)")), qPrintable(copied));
+  }
+};
+
+QTEST_MAIN(InspectionWindowTest)
+#include "inspection_window_test.moc"

@@ -1,0 +1,52 @@
+// anomaly_dock.hpp — the "Anomalies" dock: the lints' findings grouped by
+// rule (AnomalyModel, viewer/models/anomaly_model.hpp), most severe rule
+// first, with a check box per rule to hide it. The main window connects it:
+//
+//   connect(dock, &AnomalyDock::anomaly_activated, ...);    // zoom to data.anomalies[index],
+//                                                           // highlight thread, from, suspect
+//   connect(dock, &AnomalyDock::hidden_rules_changed, ...); // redraw markers of
+//                                                           // dock->model()->visible_anomalies()
+//
+// A click (or Enter) on a finding emits anomaly_activated with its index
+// into data.anomalies; rule rows only toggle. A trace without findings
+// shows a hint saying how to get them (`skein lint`).
+#pragma once
+
+#include <QDockWidget>
+#include <QStringList>
+#include <memory>
+
+#include "viewer/core/timeline_data.hpp"
+#include "viewer/models/anomaly_model.hpp"
+
+class QLabel;
+class QTreeView;
+
+namespace skein {
+
+class AnomalyDock : public QDockWidget {
+  Q_OBJECT
+
+ public:
+  explicit AnomalyDock(QWidget* parent = nullptr);
+
+  void set_data(std::shared_ptr<const TimelineData> timeline);
+
+  [[nodiscard]] AnomalyModel* model() const { return model_; }
+  [[nodiscard]] QTreeView* view() const { return view_; }
+  [[nodiscard]] QLabel* status_label() const { return status_; }
+
+ signals:
+  void anomaly_activated(int index);
+  void hidden_rules_changed(const QStringList& rules);
+
+ private:
+  void on_clicked(const QModelIndex& index);
+  void model_reset();
+
+  AnomalyModel* model_ = nullptr;
+  QTreeView* view_ = nullptr;
+  QLabel* status_ = nullptr;
+};
+
+}  // namespace skein

@@ -1,0 +1,331 @@
+// inspection.cpp — see inspection.hpp.
+#include "viewer/app/inspection.hpp"
+
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "viewer/app/anomaly_dock.hpp"
+#include "viewer/app/flame_graph_widget.hpp"
+#include "viewer/app/overview_strip.hpp"
+#include "viewer/app/search_bar.hpp"
+#include "viewer/app/subsecond_heatmap_widget.hpp"
+#include "viewer/app/summary_dock.hpp"
+#include "viewer/app/thread_details_dock.hpp"
+#include "viewer/app/timeline_widget.hpp"
+#include "viewer/app/why_dock.hpp"
+#include "viewer/core/thread_details.hpp"
+
+namespace skein {
+namespace {
+
+// The window a finding is shown in: its width when at most this and the
+// finding is already in view, else this (or the whole trace when shorter).
+constexpr double kAnomalyWindowNs = 1e6;
+
+QDockWidget* add_dock(QMainWindow* window, const QString& title, const QString& name, QWidget* content,
+                      Qt::DockWidgetArea area) {
+  auto* dock = qobject_cast<QDockWidget*>(content);
+  if (!dock) {
+    dock = new QDockWidget(title, window);
+    dock->setWidget(content);
+  }
+  dock->setWindowTitle(title);
+  dock->setObjectName(name);
+  window->addDockWidget(area, dock);
+  return dock;
+}
+
+}  // namespace
+
+Inspection::Inspection(QMainWindow* window, TimelineWidget* timeline)
+    : QObject(window), window_(window), timeline_(timeline) {
+  central_ = new QWidget(window);
+  overview_ = new OverviewStrip(central_);
+  search_ = new SearchBar(central_);
+  search_->hide();
+  auto* layout = new QVBoxLayout(central_);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addWidget(overview_);
+  layout->addWidget(search_);
+  layout->addWidget(timeline_, 1);
+
+  details_ = new ThreadDetailsDock(window);
+  why_ = new WhyDock(window);
+  anomalies_ = new AnomalyDock(window);
+  summary_ = new SummaryDock(window);
+  flame_ = new FlameGraphWidget(window);
+  heatmap_ = new SubsecondHeatmapWidget(window);
+  QDockWidget* details = add_dock(window, QStringLiteral("Thread"), QStringLiteral("dock-details"), details_,
+                                  Qt::RightDockWidgetArea);
+  QDockWidget* why = add_dock(window, QStringLiteral("Why?"), QStringLiteral("dock-why"), why_, Qt::RightDockWidgetArea);
+  QDockWidget* anomalies = add_dock(window, QStringLiteral("Anomalies"), QStringLiteral("dock-anomalies"), anomalies_,
+                                    Qt::RightDockWidgetArea);
+  QDockWidget* summary = add_dock(window, QStringLiteral("Summary"), QStringLiteral("dock-summary"), summary_,
+                                  Qt::BottomDockWidgetArea);
+  QDockWidget* flame = add_dock(window, QStringLiteral("Flame Graph"), QStringLiteral("dock-flame"), flame_,
+                                Qt::BottomDockWidgetArea);
+  QDockWidget* heat = add_dock(window, QStringLiteral("Subsecond Heat Map"), QStringLiteral("dock-heatmap"), heatmap_,
+                               Qt::BottomDockWidgetArea);
+  window->tabifyDockWidget(details, why);
+  window->tabifyDockWidget(why, anomalies);
+  details->raise();
+  window->tabifyDockWidget(summary, flame);
+  window->tabifyDockWidget(flame, heat);
+  summary->raise();
+  docks_ = {details, why, anomalies, summary, flame, heat};
+  // The timeline keeps most of the window.
+  window->resizeDocks({details}, {400}, Qt::Horizontal);
+  window->resizeDocks({summary}, {230}, Qt::Vertical);
+
+  connect(timeline_, &TimelineWidget::selection_changed, this, &Inspection::on_selection_changed);
+  connect(timeline_, &TimelineWidget::view_changed, this, &Inspection::on_view_changed);
+  connect(why_, &WhyDock::path_changed, this, &Inspection::on_path_changed);
+  connect(why_, &WhyDock::step_activated, this, [this](ThreadId thread, TimeNs) { go_to_thread(thread); });
+  connect(details_, &ThreadDetailsDock::thread_activated, this, &Inspection::go_to_thread);
+  connect(anomalies_, &AnomalyDock::anomaly_activated, this, &Inspection::show_anomaly);
+  connect(anomalies_, &AnomalyDock::hidden_rules_changed, this, [this](const QStringList& rules) {
+    std::vector<std::string> hidden;
+    for (const QString& r : rules) hidden.push_back(r.toStdString());
+    timeline_->set_hidden_rules(std::move(hidden));
+  });
+  connect(summary_, &SummaryDock::threads_highlighted, this, [this](const std::vector<ThreadId>& ids) {
+    summary_marks_ = ids;
+    refresh_marks();
+  });
+  connect(summary_, &SummaryDock::duration_filter_changed, this, &Inspection::set_min_duration);
+  connect(search_, &SearchBar::matches_changed, this, [this](const std::vector<ThreadId>& ids) {
+    search_marks_ = ids;
+    if (ids.empty()) current_match_.reset();
+    refresh_marks();
+  });
+  connect(search_, &SearchBar::current_changed, this, [this](ThreadId id) {
+    current_match_ = id;
+    go_to_thread(id);
+    refresh_marks();
+  });
+  connect(search_, &SearchBar::closed, this, [this] {
+    search_marks_.clear();
+    current_match_.reset();
+    refresh_marks();
+    timeline_->setFocus();
+  });
+  connect(overview_, &OverviewStrip::range_requested, timeline_, &TimelineWidget::show_window);
+  connect(heatmap_, &SubsecondHeatmapWidget::range_selected, timeline_, &TimelineWidget::show_window);
+  // The flame graph follows the window, after the user stops moving it.
+  auto* flame_timer = new QTimer(this);
+  flame_timer->setSingleShot(true);
+  flame_timer->setInterval(120);
+  connect(flame_timer, &QTimer::timeout, this, [this] {
+    if (!shown_) return;
+    const TimelineViewState& v = timeline_->view();
+    flame_->set_range(v.mapping.t_of(0), v.mapping.t_of(timeline_->width()));
+  });
+  connect(timeline_, &TimelineWidget::view_changed, flame_timer, qOverload<>(&QTimer::start));
+}
+
+void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
+  full_ = std::move(full);
+  filter_.folded.clear();  // ids of another trace
+  filter_.min_duration = 0;
+  summary_marks_.clear();
+  search_marks_.clear();
+  anomaly_marks_.clear();
+  path_marks_.clear();
+  current_match_.reset();
+  if (filter_.empty()) {
+    filtered_.reset();
+    shown_ = full_;
+  } else {
+    filtered_ = std::make_shared<const FilteredTimeline>(filter_timeline(*full_, filter_));
+    shown_ = std::shared_ptr<const TimelineData>(filtered_, &filtered_->data);
+  }
+  timeline_->set_data(shown_);
+  details_->set_data(full_);
+  why_->set_data(full_);
+  anomalies_->set_data(full_);
+  summary_->set_data(full_);
+  search_->set_data(full_);
+  overview_->set_data(full_);
+  heatmap_->set_data(full_);
+  flame_->set_data(full_);
+  on_view_changed();
+  const TimelineViewState& v = timeline_->view();
+  flame_->set_range(v.mapping.t_of(0), v.mapping.t_of(timeline_->width()));
+  emit filter_changed();
+}
+
+void Inspection::apply_filter() {
+  if (!full_) return;
+  const std::optional<ThreadId> selected = selected_id();
+  if (filter_.empty()) {
+    filtered_.reset();
+    shown_ = full_;
+  } else {
+    filtered_ = std::make_shared<const FilteredTimeline>(filter_timeline(*full_, filter_));
+    shown_ = std::shared_ptr<const TimelineData>(filtered_, &filtered_->data);
+  }
+  timeline_->replace_data(shown_);
+  if (selected)
+    if (auto i = shown_index(*selected)) timeline_->select(*i);
+  refresh_marks();
+  emit filter_changed();
+}
+
+void Inspection::set_simplify_binds(bool on) {
+  if (filter_.simplify_binds == on) return;
+  filter_.simplify_binds = on;
+  apply_filter();
+}
+
+void Inspection::set_min_duration(TimeNs bound) {
+  if (filter_.min_duration == bound) return;
+  filter_.min_duration = bound;
+  apply_filter();
+}
+
+void Inspection::toggle_fold(ThreadId thread) {
+  auto& folded = filter_.folded;
+  if (auto it = std::find(folded.begin(), folded.end(), thread); it != folded.end()) folded.erase(it);
+  else folded.push_back(thread);
+  apply_filter();
+}
+
+void Inspection::unfold_all() {
+  if (filter_.folded.empty()) return;
+  filter_.folded.clear();
+  apply_filter();
+}
+
+std::optional<std::uint32_t> Inspection::shown_index(ThreadId id) const {
+  if (!full_ || !shown_) return std::nullopt;
+  if (!filtered_) return full_->thread_index(id);
+  const auto i = full_->thread_index(id);
+  if (!i) return std::nullopt;
+  const std::int32_t s = filtered_->shown_as[*i];
+  return s >= 0 ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(s)) : std::nullopt;
+}
+
+std::optional<ThreadId> Inspection::selected_id() const {
+  const TimelineViewState& v = timeline_->view();
+  if (!v.selected || !timeline_->data()) return std::nullopt;
+  return timeline_->data()->threads[*v.selected].id;
+}
+
+std::vector<std::uint32_t> Inspection::shown_indexes(const std::vector<ThreadId>& ids) const {
+  std::vector<std::uint32_t> out;
+  out.reserve(ids.size());
+  for (ThreadId id : ids)
+    if (auto i = shown_index(id)) out.push_back(*i);
+  return out;
+}
+
+void Inspection::go_to_thread(ThreadId id) {
+  const auto i = shown_index(id);
+  if (!i || !shown_) return;
+  const TimelineThread& t = shown_->threads[*i];
+  const TimelineViewState& v = timeline_->view();
+  const double t0 = v.mapping.t_of(0), t1 = v.mapping.t_of(timeline_->width());
+  const double width = t1 - t0;
+  if (double(t.start) > t1 || double(t.end) < t0) {
+    // Keep the zoom; centre on the thread's start, or on the thread when
+    // it fits.
+    const double length = double(t.end - t.start);
+    const double centre = length < width * 0.8 ? double(t.start) + length / 2 : double(t.start) + width * 0.3;
+    timeline_->show_window(centre - width / 2, centre + width / 2);
+  }
+  navigating_ = true;
+  timeline_->select(*i);
+  navigating_ = false;
+  timeline_->scroll_to_row(shown_->threads[*i].row);
+}
+
+void Inspection::show_anomaly(int index) {
+  if (!full_ || index < 0 || static_cast<std::size_t>(index) >= full_->anomalies.size()) return;
+  const TimelineAnomaly& a = full_->anomalies[static_cast<std::size_t>(index)];
+  const TimelineViewState& v = timeline_->view();
+  const double t0 = v.mapping.t_of(0), t1 = v.mapping.t_of(timeline_->width());
+  double width = t1 - t0;
+  if (double(a.time) < t0 || double(a.time) > t1 || width > kAnomalyWindowNs)
+    width = std::min(kAnomalyWindowNs, std::max(1000.0, double(full_->end_time - full_->first_time)));
+  timeline_->show_window(double(a.time) - width / 2, double(a.time) + width / 2);
+  anomaly_marks_.clear();
+  for (std::int32_t t : {a.thread, a.from, a.suspect})
+    if (t >= 0) anomaly_marks_.push_back(full_->threads[static_cast<std::size_t>(t)].id);
+  if (a.thread >= 0)
+    if (auto i = shown_index(full_->threads[static_cast<std::size_t>(a.thread)].id)) {
+      navigating_ = true;
+      timeline_->select(*i);
+      navigating_ = false;
+      timeline_->scroll_to_row(shown_->threads[*i].row);
+    }
+  refresh_marks();
+}
+
+QString Inspection::selected_details_text() const {
+  const auto id = selected_id();
+  if (!id || !full_) return {};
+  const auto i = full_->thread_index(*id);
+  return i ? QString::fromStdString(thread_details_text(*full_, *i)) : QString();
+}
+
+void Inspection::show_search() { search_->activate(); }
+
+void Inspection::refresh_marks() {
+  if (!shown_) return;
+  std::vector<ThreadId> ids = summary_marks_;
+  ids.insert(ids.end(), search_marks_.begin(), search_marks_.end());
+  ids.insert(ids.end(), anomaly_marks_.begin(), anomaly_marks_.end());
+  ids.insert(ids.end(), path_marks_.begin(), path_marks_.end());
+  timeline_->set_highlight(shown_indexes(ids));
+  timeline_->set_current_match(current_match_ ? shown_index(*current_match_) : std::nullopt);
+  std::vector<TimelinePathLink> links;
+  for (const CausalStep& s : why_->model()->steps()) {
+    TimelinePathLink l{s.cause_time, s.effect_time, -1, -1};
+    if (s.cause != -1) {
+      const auto c = shown_index(s.cause);
+      if (!c) continue;
+      l.cause = static_cast<std::int32_t>(*c);
+    }
+    const auto e = shown_index(s.effect);
+    if (!e) continue;
+    l.effect = static_cast<std::int32_t>(*e);
+    links.push_back(l);
+  }
+  timeline_->set_path(std::move(links));
+}
+
+void Inspection::on_selection_changed() {
+  const auto id = selected_id();
+  if (!id) {
+    details_->show_thread(std::nullopt);
+    why_->set_subject(std::nullopt, 0);
+    return;
+  }
+  const auto full_index = full_->thread_index(*id);
+  details_->show_thread(full_index);
+  // The question's time: where the user clicked on the thread, else its end.
+  const TimelineThread& t = full_->threads[*full_index];
+  const TimeNs click = timeline_->last_click_time();
+  why_->set_subject(*id, !navigating_ && click >= t.start && click <= t.end ? click : t.end);
+}
+
+void Inspection::on_view_changed() {
+  if (!shown_) return;
+  const TimelineViewState& v = timeline_->view();
+  overview_->set_visible_range(v.mapping.t_of(0), v.mapping.t_of(timeline_->width()));
+}
+
+void Inspection::on_path_changed() {
+  path_marks_.clear();
+  for (const CausalStep& s : why_->model()->steps()) {
+    if (s.cause != -1) path_marks_.push_back(s.cause);
+    path_marks_.push_back(s.effect);
+  }
+  refresh_marks();
+}
+
+}  // namespace skein

@@ -1,0 +1,223 @@
+// anomaly_model.cpp — see anomaly_model.hpp. Rule rows are top-level items
+// (internalId 0); a rule's findings have internalId rule row + 1.
+#include "viewer/models/anomaly_model.hpp"
+
+#include <QBrush>
+#include <algorithm>
+#include <map>
+
+#include "viewer/core/lint_finding.hpp"
+#include "viewer/core/thread_details.hpp"
+#include "viewer/core/units.hpp"
+
+namespace skein {
+namespace {
+
+int severity_rank(const std::string& severity) {
+  if (severity == "error") return 0;
+  if (severity == "warning") return 1;
+  if (severity == "note") return 2;
+  return 3;
+}
+
+int rule_rank(const std::string& rule) {
+  const auto id = lint_rule_from_name(rule);
+  return id ? static_cast<int>(*id) : static_cast<int>(kLintRuleCount);
+}
+
+}  // namespace
+
+AnomalyModel::AnomalyModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+void AnomalyModel::set_data(std::shared_ptr<const TimelineData> data) {
+  beginResetModel();
+  data_ = std::move(data);
+  groups_.clear();
+  if (data_) {
+    struct Building {
+      std::string severity;
+      std::vector<int> findings;
+    };
+    std::map<std::string, Building> by_rule;
+    for (std::size_t i = 0; i < data_->anomalies.size(); ++i) {
+      const TimelineAnomaly& a = data_->anomalies[i];
+      auto [it, added] = by_rule.try_emplace(a.rule, Building{a.severity, {}});
+      if (!added && severity_rank(a.severity) < severity_rank(it->second.severity)) it->second.severity = a.severity;
+      it->second.findings.push_back(static_cast<int>(i));
+    }
+    std::vector<std::pair<std::string, Building>> ordered(by_rule.begin(), by_rule.end());
+    // by_rule gave them by name; the stable sort keeps that for ties.
+    std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+      const int sa = severity_rank(a.second.severity), sb = severity_rank(b.second.severity);
+      if (sa != sb) return sa < sb;
+      return rule_rank(a.first) < rule_rank(b.first);
+    });
+    for (auto& [rule, b] : ordered)
+      groups_.push_back(
+          RuleGroup{QString::fromStdString(rule), QString::fromStdString(b.severity), std::move(b.findings)});
+  }
+  endResetModel();
+}
+
+void AnomalyModel::set_rule_hidden(const QString& rule, bool hidden) {
+  if (hidden == hidden_.contains(rule)) return;
+  if (hidden) hidden_.insert(rule);
+  else hidden_.remove(rule);
+  for (std::size_t g = 0; g < groups_.size(); ++g)
+    if (groups_[g].rule == rule) changed_rule(g);
+  emit hidden_rules_changed(hidden_rules());
+}
+
+void AnomalyModel::set_hidden_rules(const QStringList& rules) {
+  const QSet<QString> wanted(rules.begin(), rules.end());
+  if (wanted == hidden_) return;
+  const QSet<QString> before = hidden_;
+  hidden_ = wanted;
+  for (std::size_t g = 0; g < groups_.size(); ++g)
+    if (before.contains(groups_[g].rule) != hidden_.contains(groups_[g].rule)) changed_rule(g);
+  emit hidden_rules_changed(hidden_rules());
+}
+
+void AnomalyModel::changed_rule(std::size_t g) {
+  const QModelIndex rule = createIndex(static_cast<int>(g), 0, quintptr(0));
+  emit dataChanged(rule, createIndex(static_cast<int>(g), ColumnCount - 1, quintptr(0)));
+  const int n = static_cast<int>(groups_[g].findings.size());
+  if (n > 0)
+    emit dataChanged(createIndex(0, 0, quintptr(g + 1)), createIndex(n - 1, ColumnCount - 1, quintptr(g + 1)));
+}
+
+QStringList AnomalyModel::hidden_rules() const {
+  QStringList out(hidden_.begin(), hidden_.end());
+  out.sort();
+  return out;
+}
+
+std::vector<int> AnomalyModel::visible_anomalies() const {
+  std::vector<int> out;
+  if (!data_) return out;
+  for (std::size_t i = 0; i < data_->anomalies.size(); ++i)
+    if (!hidden_.contains(QString::fromStdString(data_->anomalies[i].rule))) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+QStringList AnomalyModel::rules() const {
+  QStringList out;
+  for (const RuleGroup& g : groups_) out << g.rule;
+  return out;
+}
+
+QModelIndex AnomalyModel::rule_index(const QString& rule, int column) const {
+  for (std::size_t g = 0; g < groups_.size(); ++g)
+    if (groups_[g].rule == rule) return index(static_cast<int>(g), column);
+  return {};
+}
+
+QModelIndex AnomalyModel::index(int row, int column, const QModelIndex& parent) const {
+  if (row < 0 || column < 0 || column >= ColumnCount) return {};
+  if (!parent.isValid()) {
+    if (static_cast<std::size_t>(row) >= groups_.size()) return {};
+    return createIndex(row, column, quintptr(0));
+  }
+  if (parent.internalId() != 0 || parent.column() != 0) return {};
+  const auto g = static_cast<std::size_t>(parent.row());
+  if (g >= groups_.size() || static_cast<std::size_t>(row) >= groups_[g].findings.size()) return {};
+  return createIndex(row, column, quintptr(g + 1));
+}
+
+QModelIndex AnomalyModel::parent(const QModelIndex& child) const {
+  if (!child.isValid() || child.internalId() == 0) return {};
+  return createIndex(static_cast<int>(child.internalId() - 1), 0, quintptr(0));
+}
+
+int AnomalyModel::rowCount(const QModelIndex& parent) const {
+  if (!parent.isValid()) return static_cast<int>(groups_.size());
+  if (parent.internalId() != 0 || parent.column() != 0) return 0;
+  const auto g = static_cast<std::size_t>(parent.row());
+  return g < groups_.size() ? static_cast<int>(groups_[g].findings.size()) : 0;
+}
+
+int AnomalyModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+
+QVariant AnomalyModel::thread_id(std::int32_t index) const {
+  if (index < 0 || static_cast<std::size_t>(index) >= data_->threads.size()) return {};
+  return QVariant::fromValue<qlonglong>(data_->threads[static_cast<std::size_t>(index)].id);
+}
+
+QVariant AnomalyModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || !data_) return {};
+  const bool is_rule = index.internalId() == 0;
+  const auto g = static_cast<std::size_t>(is_rule ? index.row() : static_cast<int>(index.internalId() - 1));
+  if (g >= groups_.size()) return {};
+  const RuleGroup& group = groups_[g];
+  const bool hidden = hidden_.contains(group.rule);
+  if (role == RuleRole) return group.rule;
+  if (role == Qt::ForegroundRole) return hidden ? QVariant(QBrush(Qt::gray)) : QVariant();
+  if (is_rule) {
+    switch (role) {
+      case Qt::DisplayRole:
+        if (index.column() == WhatColumn) return group.rule;
+        if (index.column() == ThreadColumn) return group.severity;
+        return group.findings.size() == 1 ? tr("1 finding") : tr("%1 findings").arg(group.findings.size());
+      case Qt::CheckStateRole:
+        if (index.column() != WhatColumn) return {};
+        return static_cast<int>(hidden ? Qt::Unchecked : Qt::Checked);
+      case Qt::ToolTipRole: return hidden ? tr("Hidden: check to show") : tr("Uncheck to hide this rule");
+      case SeverityRole: return group.severity;
+      default: return {};
+    }
+  }
+  if (static_cast<std::size_t>(index.row()) >= group.findings.size()) return {};
+  const int i = group.findings[static_cast<std::size_t>(index.row())];
+  const TimelineAnomaly& a = data_->anomalies[static_cast<std::size_t>(i)];
+  switch (role) {
+    case Qt::DisplayRole:
+      if (index.column() == WhatColumn) return QString::fromStdString(format_duration_ns(a.time - data_->first_time));
+      if (index.column() == ThreadColumn) return QString::fromStdString(thread_display_name(*data_, a.thread));
+      return QString::fromStdString(a.message);
+    case Qt::ToolTipRole: {
+      QString tip = QString::fromStdString(a.message);
+      tip += QStringLiteral("\n") + tr("acted: %1").arg(QString::fromStdString(thread_display_name(*data_, a.thread)));
+      if (a.from >= 0)
+        tip += QStringLiteral("\n") + tr("had control: %1").arg(QString::fromStdString(thread_display_name(*data_, a.from)));
+      if (a.suspect >= 0)
+        tip += QStringLiteral("\n") + tr("suspect: %1").arg(QString::fromStdString(thread_display_name(*data_, a.suspect)));
+      return tip;
+    }
+    case AnomalyIndexRole: return i;
+    case TimeRole: return QVariant::fromValue<qlonglong>(a.time);
+    case ThreadIdRole: return thread_id(a.thread);
+    case FromIdRole: return thread_id(a.from);
+    case SuspectIdRole: return thread_id(a.suspect);
+    case SeverityRole: return QString::fromStdString(a.severity);
+    default: return {};
+  }
+}
+
+bool AnomalyModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+  if (!index.isValid() || index.internalId() != 0 || index.column() != WhatColumn || role != Qt::CheckStateRole)
+    return false;
+  const auto g = static_cast<std::size_t>(index.row());
+  if (g >= groups_.size()) return false;
+  set_rule_hidden(groups_[g].rule, value.toInt() != Qt::Checked);
+  return true;
+}
+
+QVariant AnomalyModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case WhatColumn: return tr("Rule / time");
+    case ThreadColumn: return tr("Severity / thread");
+    case MessageColumn: return tr("Message");
+    default: return {};
+  }
+}
+
+Qt::ItemFlags AnomalyModel::flags(const QModelIndex& index) const {
+  if (!index.isValid()) return Qt::NoItemFlags;
+  Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+  if (index.internalId() == 0 && index.column() == WhatColumn) f |= Qt::ItemIsUserCheckable;
+  if (index.internalId() != 0) f |= Qt::ItemNeverHasChildren;
+  return f;
+}
+
+}  // namespace skein
