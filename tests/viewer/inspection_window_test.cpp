@@ -26,6 +26,9 @@
 
 #include "recorder/trace_import.hpp"
 #include "viewer/app/anomaly_dock.hpp"
+#include "viewer/app/flame_graph_widget.hpp"
+#include "viewer/app/overview_strip.hpp"
+#include "viewer/app/subsecond_heatmap_widget.hpp"
 #include "viewer/app/inspection.hpp"
 #include "viewer/app/main_window.hpp"
 #include "viewer/app/search_bar.hpp"
@@ -287,6 +290,26 @@ class InspectionWindowTest : public QObject {
     QSignalSpy activated(dock, &ThreadDetailsDock::thread_activated);
     emit dock->thread_activated(4);
     QCOMPARE(inspection_->selected_id(), std::optional<ThreadId>(4));
+  }
+
+  void overview_heat_map_and_flame_graph_follow_the_view() {
+    // The overview's drag and the heat map's selection move the timeline.
+    emit inspection_->overview()->range_requested(200'000, 300'000);
+    QVERIFY(std::abs(timeline_->view().mapping.t_of(0) - 200'000.0) < 1);
+    QVERIFY(std::abs(timeline_->view().mapping.t_of(timeline_->width()) - 300'000.0) < 1);
+    QVERIFY(std::abs(inspection_->overview()->visible_t0() - 200'000.0) < 1);
+    emit inspection_->heatmap()->range_selected(100'000, 500'000);
+    QVERIFY(std::abs(timeline_->view().mapping.t_of(0) - 100'000.0) < 1);
+    QVERIFY(std::abs(timeline_->view().mapping.t_of(timeline_->width()) - 500'000.0) < 1);
+    // The flame graph follows the window once it stops moving: 1 ("server")
+    // ran from 100 to 200 µs and from 260 to 300 µs.
+    timeline_->show_window(100'000, 200'000);
+    QTRY_COMPARE(inspection_->flame_graph()->graph().t1 - inspection_->flame_graph()->graph().t0, TimeNs(100'000));
+    const FlameGraph& g = inspection_->flame_graph()->graph();
+    QCOMPARE(g.total(), TimeNs(100'000));
+    const auto server = g.find({"server"});
+    QVERIFY(server.has_value());
+    QCOMPARE(g.frames[std::size_t(*server)].total, TimeNs(100'000));
   }
 
   void export_and_copy() {
