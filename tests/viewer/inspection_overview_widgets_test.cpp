@@ -28,43 +28,15 @@
 #include "viewer/app/overview_strip.hpp"
 #include "viewer/app/subsecond_heatmap_widget.hpp"
 #include "viewer/core/flame_graph.hpp"
+#include "tests/viewer/overview_trace.hpp"
 #include "viewer/render/timeline_style.hpp"
 
 using namespace skein;
 
 namespace {
 
-// As in inspection_overview_test.cpp: 0 created 1 "server" and 5; 1 created
-// 2 and 4 "db"; 2 created 3 "handler"; 3 created 6; the scheduler created
-// 7 "timer". 1 runs [1000, 2000), 3 [2000, 2500), 6 [2500, 3000),
-// 4 [4000, 4600), 5 [6000, 6300), 2 [6300, 6500), 7 [8000, 9000); the
-// trace ends at 10000 ns. Run time: 4100 ns, "server" 2800 of it.
-const char* const kTrace = R"((skein-trace 1 (process "overview-widgets"))
-(spawn 0 1 0 task)
-(spawn 0 5 0 task)
-(label 0 1 "server")
-(spawn 0 2 1 bind)
-(spawn 0 4 1 task)
-(label 0 4 "db")
-(spawn 0 3 2 task)
-(label 0 3 "handler")
-(spawn 0 6 3 bind)
-(spawn 0 7 -1 task)
-(label 0 7 "timer")
-(switch 0 -1)
-(switch 1000 1)
-(switch 2000 3)
-(switch 2500 6)
-(switch 3000 -1)
-(switch 4000 4)
-(switch 4600 -1)
-(switch 6000 5)
-(switch 6300 2)
-(switch 6500 -1)
-(switch 8000 7)
-(switch 9000 -1)
-(end 10000)
-)";
+// The trace of overview_trace.hpp: run time 4100 ns, "server" 2800 of it.
+const char* const kTrace = skein::test::kOverviewTrace;
 
 QPoint at(double x, double y) { return {static_cast<int>(std::floor(x)), static_cast<int>(std::floor(y))}; }
 

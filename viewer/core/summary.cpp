@@ -1,6 +1,8 @@
 // summary.cpp — see summary.hpp.
 #include "viewer/core/summary.hpp"
 
+#include "viewer/core/duration_accumulator.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,33 +25,7 @@ constexpr ColumnName kColumns[] = {
     {"name", SummaryColumn::name},
 };
 
-// Accumulates durations: count, sum, sum of squares, min, max.
-struct Accumulator {
-  std::uint64_t n = 0;
-  double sum = 0;
-  double sum_squares = 0;
-  double min = 0;
-  double max = 0;
-
-  void add(double v) {
-    if (n == 0 || v < min) min = v;
-    if (n == 0 || v > max) max = v;
-    ++n;
-    sum += v;
-    sum_squares += v * v;
-  }
-  [[nodiscard]] DurationStats stats() const {
-    DurationStats s;
-    if (n == 0) return s;
-    s.min = min;
-    s.max = max;
-    s.avg = sum / static_cast<double>(n);
-    // Population variance; clamped, since rounding can make it a hair below 0.
-    const double variance = std::max(0.0, sum_squares / static_cast<double>(n) - s.avg * s.avg);
-    s.stddev = std::sqrt(variance);
-    return s;
-  }
-};
+using Accumulator = DurationAccumulator;
 
 struct Group {
   TimeNs run_time = 0;

@@ -7,6 +7,8 @@
 // inspection_models_test.cpp check the result against summarize() itself.
 #include "viewer/core/timeline_summary.hpp"
 
+#include "viewer/core/duration_accumulator.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -40,33 +42,7 @@ std::int64_t group_key(const TimelineThread& t, SummaryGrouping by) {
   return 0;
 }
 
-// summary.cpp's accumulation, step for step (same operations in the same
-// order, so the same doubles): count, sum, sum of squares, min, max.
-struct Accumulator {
-  std::uint64_t n = 0;
-  double sum = 0;
-  double sum_squares = 0;
-  double min = 0;
-  double max = 0;
-
-  void add(double v) {
-    if (n == 0 || v < min) min = v;
-    if (n == 0 || v > max) max = v;
-    ++n;
-    sum += v;
-    sum_squares += v * v;
-  }
-  [[nodiscard]] DurationStats stats() const {
-    DurationStats s;
-    if (n == 0) return s;
-    s.min = min;
-    s.max = max;
-    s.avg = sum / static_cast<double>(n);
-    const double variance = std::max(0.0, sum_squares / static_cast<double>(n) - s.avg * s.avg);
-    s.stddev = std::sqrt(variance);
-    return s;
-  }
-};
+using Accumulator = DurationAccumulator;
 
 struct Group {
   std::string name;
