@@ -119,11 +119,7 @@ Inspection::Inspection(QMainWindow* window, TimelineWidget* timeline)
   auto* flame_timer = new QTimer(this);
   flame_timer->setSingleShot(true);
   flame_timer->setInterval(120);
-  connect(flame_timer, &QTimer::timeout, this, [this] {
-    if (!shown_) return;
-    const TimelineViewState& v = timeline_->view();
-    flame_->set_range(v.mapping.t_of(0), v.mapping.t_of(timeline_->width()));
-  });
+  connect(flame_timer, &QTimer::timeout, this, &Inspection::update_flame_graph);
   connect(timeline_, &TimelineWidget::view_changed, flame_timer, qOverload<>(&QTimer::start));
 }
 
@@ -153,8 +149,7 @@ void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
   heatmap_->set_data(full_);
   flame_->set_data(full_);
   on_view_changed();
-  const TimelineViewState& v = timeline_->view();
-  flame_->set_range(v.mapping.t_of(0), v.mapping.t_of(timeline_->width()));
+  update_flame_graph();
   emit filter_changed();
 }
 
@@ -317,6 +312,16 @@ void Inspection::on_view_changed() {
   if (!shown_) return;
   const TimelineViewState& v = timeline_->view();
   overview_->set_visible_range(v.mapping.t_of(0), v.mapping.t_of(timeline_->width()));
+}
+
+void Inspection::update_flame_graph() {
+  if (!full_) return;
+  // The window as far as it lies within the trace (the fitted view has a
+  // margin before the first record).
+  const TimelineViewState& v = timeline_->view();
+  const double t0 = std::max(v.mapping.t_of(0), double(full_->first_time));
+  const double t1 = std::min(v.mapping.t_of(timeline_->width()), double(full_->end_time));
+  flame_->set_range(t0, std::max(t0, t1));
 }
 
 void Inspection::on_path_changed() {

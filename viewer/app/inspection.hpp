@@ -108,6 +108,7 @@ class Inspection : public QObject {
   void on_selection_changed();
   void on_view_changed();
   void on_path_changed();
+  void update_flame_graph();
   [[nodiscard]] std::vector<std::uint32_t> shown_indexes(const std::vector<ThreadId>& ids) const;
 
   QMainWindow* window_;
