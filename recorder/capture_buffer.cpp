@@ -10,7 +10,6 @@
 namespace skein::capture {
 namespace {
 
-constexpr std::uint64_t kDropPollInterval = 64;
 constexpr std::uintptr_t kHugePageBytes = std::uintptr_t{2} << 20;
 
 std::size_t round_up_pow2(std::size_t n) {
@@ -101,6 +100,10 @@ CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
 }
 
 CaptureBuffer::~CaptureBuffer() {
+  // Close the runtime's window (invariant 4).
+  trace::RecordWindow& w = trace::detail::g_record_window;
+  w.cursor.store(nullptr, std::memory_order_release);
+  w.end = nullptr;
   const std::size_t constructed = mode_ == CaptureMode::ring ? count_ : frontier_seen_;
   for (std::size_t i = 0; i < constructed; ++i) chunks_[i].~Chunk();
   munmap(mapping_, mapping_bytes_);
@@ -112,8 +115,11 @@ void CaptureBuffer::start_chunk(std::uint32_t index) noexcept {
   current_->count.store(0, std::memory_order_relaxed);
   current_->sequence.store(next_sequence_++, std::memory_order_release);
   current_index_.store(index, std::memory_order_release);
-  cursor_ = current_->records;
-  end_ = current_->records + kRecordsPerChunk;
+  // Open the window on it: the count above is reset before the cursor
+  // enters the chunk, so published() never pairs a stale count with it.
+  trace::RecordWindow& w = trace::detail::g_record_window;
+  w.end = current_->records + kRecordsPerChunk;
+  w.cursor.store(current_->records, std::memory_order_release);
   if (index >= frontier_seen_) {
     frontier_seen_ = index + 1;
     frontier_.store(frontier_seen_, std::memory_order_relaxed);
@@ -126,7 +132,8 @@ bool CaptureBuffer::take_free_chunk() noexcept {
   start_chunk(index);
   if (dropped_ > 0) {
     // The first record of the new chunk says how many were dropped.
-    CapturedRecord* r = cursor_;
+    trace::RecordWindow& w = trace::detail::g_record_window;
+    CapturedRecord* r = w.cursor.load(std::memory_order_relaxed);
     r->ticks = now_ticks != nullptr ? now_ticks() : 0;
     r->a = static_cast<std::int64_t>(dropped_);
     r->b = 0;
@@ -134,20 +141,29 @@ bool CaptureBuffer::take_free_chunk() noexcept {
     r->head = static_cast<std::uint8_t>(RecordHead::lost);
     r->code = 0;
     r->flags = 0;
-    publish();
+    w.cursor.store(r + 1, std::memory_order_release);
     dropped_ = 0;
   }
   return true;
 }
 
+void CaptureBuffer::leave_chunk() noexcept {
+  trace::RecordWindow& w = trace::detail::g_record_window;
+  const CapturedRecord* cursor = w.cursor.load(std::memory_order_relaxed);
+  current_->count.store(static_cast<std::uint32_t>(cursor - current_->records), std::memory_order_release);
+  w.end = nullptr;
+  w.cursor.store(nullptr, std::memory_order_release);
+}
+
 void CaptureBuffer::hand_over_current() noexcept {
   if (mode_ != CaptureMode::stream || current_ == nullptr) return;
-  if (cursor_ == current_->records) return;  // nothing in it
+  if (trace::detail::g_record_window.cursor.load(std::memory_order_relaxed) == current_->records)
+    return;  // nothing in it
   const auto index = static_cast<std::uint32_t>(current_ - chunks_);
+  leave_chunk();
   current_index_.store(-1, std::memory_order_release);
   (void)filled_.push(index);  // cannot fail: the queue holds every chunk
   current_ = nullptr;
-  cursor_ = end_ = nullptr;
   if (on_chunk_filled != nullptr) on_chunk_filled(on_chunk_filled_context);
   if (!take_free_chunk()) {
     // Nothing free: drop until the writer gives one back.
@@ -155,26 +171,39 @@ void CaptureBuffer::hand_over_current() noexcept {
 }
 
 CapturedRecord* CaptureBuffer::claim_slow() noexcept {
+  trace::RecordWindow& w = trace::detail::g_record_window;
   if (mode_ == CaptureMode::ring) {
     // Overwrite the oldest chunk.
+    leave_chunk();
     ring_next_ = static_cast<std::uint32_t>((ring_next_ + 1) % count_);
     Chunk& next = chunks_[ring_next_];
     const std::uint32_t lost = next.count.load(std::memory_order_relaxed);
     if (next.sequence.load(std::memory_order_relaxed) != 0)
       overwritten_.fetch_add(lost, std::memory_order_release);
     start_chunk(ring_next_);
-    return cursor_;
+    return w.cursor.load(std::memory_order_relaxed);
   }
   if (current_ != nullptr) {
-    hand_over_current();
-    if (cursor_ != end_) return cursor_;
-  } else if ((dropped_ & (kDropPollInterval - 1)) == 0 && take_free_chunk()) {
-    // While dropping, the free stack (a line the writer writes) is looked at
-    // once every kDropPollInterval records, not on every record.
-    return cursor_;
+    hand_over_current();  // and takes a free chunk, if there is one
+    if (current_ != nullptr) return w.cursor.load(std::memory_order_relaxed);
+  } else {
+    // The drop area is full: count what it took, then look for a free chunk
+    // (the free stack is a line the writer writes: once per area, not per
+    // record).
+    const CapturedRecord* cursor = w.cursor.load(std::memory_order_relaxed);
+    w.end = nullptr;
+    w.cursor.store(nullptr, std::memory_order_release);
+    if (cursor != nullptr) dropped_ += static_cast<std::uint64_t>(cursor - drop_area_);
+    if (take_free_chunk()) return w.cursor.load(std::memory_order_relaxed);
   }
-  ++dropped_;
-  return nullptr;
+  open_drop_window();
+  return w.cursor.load(std::memory_order_relaxed);
+}
+
+void CaptureBuffer::open_drop_window() noexcept {
+  trace::RecordWindow& w = trace::detail::g_record_window;
+  w.end = drop_area_ + kDropWindowRecords;
+  w.cursor.store(drop_area_, std::memory_order_release);
 }
 
 void CaptureBuffer::give_back(std::uint32_t index) noexcept {
@@ -184,7 +213,15 @@ void CaptureBuffer::give_back(std::uint32_t index) noexcept {
 
 void CaptureBuffer::prefault_ahead(std::uint32_t ahead) noexcept {
 #ifdef MADV_POPULATE_WRITE
-  const std::uint64_t wanted = std::uint64_t{frontier_.load(std::memory_order_relaxed)} + ahead;
+  // At least `ahead` chunks, and as many again as the producer has taken:
+  // a producer that keeps outrunning the writer takes fresh chunks fast,
+  // and a fresh 2 MiB page costs the faulting thread from a few to a few
+  // hundred microseconds (zeroing, and on a virtual machine the host's
+  // backing), which the writer had better pay ahead than the scheduler
+  // thread on the spot. A producer the writer keeps up with stays on a few
+  // warm chunks, so this stays small.
+  const std::uint64_t frontier = frontier_.load(std::memory_order_relaxed);
+  const std::uint64_t wanted = frontier + (frontier > ahead ? frontier : ahead);
   const auto limit = static_cast<std::uint32_t>(wanted < count_ ? wanted : count_);
   while (prefaulted_ < limit) {
     if (madvise(&chunks_[prefaulted_], sizeof(Chunk), MADV_POPULATE_WRITE) != 0) {

@@ -4,9 +4,14 @@
 //
 // Memory is a fixed set of chunks allocated at start (the budget, default
 // 64 MiB), each holding kRecordsPerChunk records of 32 bytes. The producer
-// fills one chunk at a time with plain stores and publishes its count with a
-// release store after each record, so a crash handler or a snapshot can see
-// every whole record. Then, by mode:
+// fills one chunk at a time through the runtime's record window
+// (runtime/trace_record.hpp): the buffer opens the window on the chunk, the
+// runtime's hooks store records there inline and publish each with a
+// release store of the window's cursor, so a crash handler or a snapshot can
+// see every whole record (published()); when the window is full, the hook's
+// slow path reaches the buffer (claim_slow) through the CaptureSink, which
+// hands the chunk over, stores its final count in the chunk, and opens the
+// window on the next. Then, by mode:
 //
 //   stream  full chunks go to the writer through a single-producer,
 //           single-consumer queue (FIFO: the file keeps the order) and come
@@ -17,6 +22,10 @@
 //           chunk is free (the writer has fallen behind and the budget is
 //           spent), records are dropped and counted; the first record of the
 //           next chunk is (lost TIME COUNT), so a drop is never silent.
+//           Dropping is as cheap as storing: the window opens on a small
+//           drop area (kDropWindowRecords records, never read), and when it
+//           is full the records it took are added to the count and the
+//           free stack is looked at again.
 //   ring    (flight recorder) the producer cycles through the chunks,
 //           overwriting the oldest; the records overwritten are counted and
 //           reported as one (lost ...) at the start of what is written.
@@ -28,9 +37,15 @@
 // Invariants:
 //   1. Only the producer writes records, counts and sequences; only the
 //      writer (or, with the writer locked out, the crash handler) consumes.
+//      A chunk's `count` is final once the producer has left the chunk; the
+//      chunk the producer is in has its count in the window's cursor.
 //   2. A chunk is in exactly one place: the producer's hands, the filled
 //      queue, the writer's hands, or the free queue (stream mode).
-//   3. dropped() counts every record not stored since the last lost record.
+//   3. dropped() counts every record not stored since the last lost record:
+//      dropped_ plus the records in the drop area below the cursor while
+//      the window is on it.
+//   4. One CaptureBuffer at a time opens the runtime's window (the capture
+//      allows one capture at a time); its destructor closes it.
 #pragma once
 
 #include <atomic>
@@ -38,20 +53,34 @@
 #include <memory>
 #include <vector>
 
+#include "recorder/record.hpp"
+#include "runtime/trace_record.hpp"
+
 namespace skein::capture {
 
-// One record as the scheduler thread stores it: raw ticks and small
-// integers; strings and sites are ids (string_arena.hpp, site_table.hpp).
-struct CapturedRecord {
-  std::uint64_t ticks;
-  std::int64_t a;      // the first thread (or count, duration)
-  std::int64_t b;      // the second thread (or value)
-  std::uint32_t ref;   // a string id or a site id
-  std::uint8_t head;   // skein::RecordHead
-  std::uint8_t code;   // kind, reason or outcome
-  std::uint16_t flags;
-};
-static_assert(sizeof(CapturedRecord) == 32, "a captured record is 32 bytes");
+// One record as the scheduler thread stores it (the runtime's trace::Record):
+// raw ticks and small integers; strings and sites are ids (string_arena.hpp,
+// site_table.hpp); `head` is a skein::RecordHead.
+using CapturedRecord = trace::Record;
+
+// The runtime's record codes are the format's record heads.
+#define SKEIN_SAME_HEAD(name) \
+  static_assert(static_cast<int>(trace::RecordCode::name) == static_cast<int>(RecordHead::name))
+SKEIN_SAME_HEAD(site);
+SKEIN_SAME_HEAD(spawn);
+SKEIN_SAME_HEAD(label);
+SKEIN_SAME_HEAD(switch_);
+SKEIN_SAME_HEAD(wait);
+SKEIN_SAME_HEAD(read);
+SKEIN_SAME_HEAD(notify);
+SKEIN_SAME_HEAD(resolve);
+SKEIN_SAME_HEAD(merge);
+SKEIN_SAME_HEAD(counter);
+SKEIN_SAME_HEAD(idle);
+SKEIN_SAME_HEAD(gc);
+SKEIN_SAME_HEAD(lost);
+SKEIN_SAME_HEAD(end);
+#undef SKEIN_SAME_HEAD
 
 inline constexpr std::size_t kChunkBytes = 32 * 1024;
 inline constexpr std::size_t kRecordsPerChunk = kChunkBytes / sizeof(CapturedRecord) - 1;
@@ -95,24 +124,6 @@ class ChunkStack {
 
 enum class CaptureMode { stream, ring };
 
-// Asks for exclusive ownership of the line at `p` ahead of the store to it.
-// The chunks the producer fills were last read by the writer on another core
-// (stream mode reuses them) or not touched for a whole cycle (ring mode), so
-// a plain store would stall on a read-for-ownership miss of ~100 ns a line,
-// more than the whole budget of a record; a prefetchw a few lines ahead turns
-// that stall into background traffic. A prefetch never faults, so running
-// past the end of a chunk is harmless. (PREFETCHW is a NOP on processors
-// without it.)
-inline void prefetch_for_write(const void* p) noexcept {
-#if defined(__x86_64__)
-  asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(p)));
-#else
-  __builtin_prefetch(p, 1, 3);
-#endif
-}
-// Records ahead of the cursor to prefetch: 8 records, four lines.
-inline constexpr std::size_t kPrefetchAhead = 8;
-
 class CaptureBuffer {
  public:
   CaptureBuffer(std::size_t budget_bytes, CaptureMode mode);
@@ -122,21 +133,25 @@ class CaptureBuffer {
 
   // --- producer (the scheduler thread) ---
 
-  // A slot for the next record, or null when the record must be dropped
-  // (counted). The caller fills it and calls publish().
-  [[nodiscard]] CapturedRecord* claim() noexcept {
-    if (cursor_ != end_) [[likely]] return cursor_;
-    return claim_slow();
-  }
-  void publish() noexcept {
-    ++cursor_;
-    current_->count.store(static_cast<std::uint32_t>(cursor_ - current_->records), std::memory_order_release);
-    prefetch_for_write(cursor_ + kPrefetchAhead);
+  // Makes the window ready for the next record (a fresh chunk, or the drop
+  // area when nothing is free, where the record is counted as dropped); the
+  // caller then stores it through the window (trace::detail::write_record).
+  // False only if no window could be opened (the record is then lost
+  // uncounted; claim_slow always opens one).
+  [[nodiscard]] bool make_room() noexcept {
+    const trace::RecordWindow& w = trace::detail::g_record_window;
+    if (w.cursor.load(std::memory_order_relaxed) != w.end) [[likely]] return true;
+    return claim_slow() != nullptr;
   }
   // Hands the current chunk to the writer even if it is not full (stop,
   // flush). Stream mode only.
   void hand_over_current() noexcept;
-  [[nodiscard]] std::uint64_t dropped() const noexcept { return dropped_; }
+  [[nodiscard]] std::uint64_t dropped() const noexcept {
+    const CapturedRecord* cursor = trace::detail::g_record_window.cursor.load(std::memory_order_acquire);
+    if (cursor >= drop_area_ && cursor <= drop_area_ + kDropWindowRecords)
+      return dropped_ + static_cast<std::uint64_t>(cursor - drop_area_);
+    return dropped_;
+  }
   // Records overwritten in ring mode since the start.
   [[nodiscard]] std::uint64_t overwritten() const noexcept { return overwritten_.load(std::memory_order_acquire); }
   // Called by the producer's owner when a chunk was handed over, to wake the
@@ -153,7 +168,15 @@ class CaptureBuffer {
   void give_back(std::uint32_t index) noexcept;
   [[nodiscard]] Chunk& chunk(std::uint32_t index) noexcept { return chunks_[index]; }
   [[nodiscard]] std::uint32_t chunk_count() const noexcept { return static_cast<std::uint32_t>(count_); }
-  // The chunk the producer is filling (its count is published), or -1.
+  // The records of `chunk` that are complete: its final count, or for the
+  // chunk the producer is in, up to the window's cursor. Any thread.
+  [[nodiscard]] std::uint32_t published(const Chunk& chunk) const noexcept {
+    const CapturedRecord* cursor = trace::detail::g_record_window.cursor.load(std::memory_order_acquire);
+    if (cursor >= chunk.records && cursor <= chunk.records + kRecordsPerChunk)
+      return static_cast<std::uint32_t>(cursor - chunk.records);
+    return chunk.count.load(std::memory_order_acquire);
+  }
+  // The chunk the producer is filling (see published()), or -1.
   [[nodiscard]] std::int64_t current_index() const noexcept { return current_index_.load(std::memory_order_acquire); }
   [[nodiscard]] CaptureMode mode() const noexcept { return mode_; }
   // Faults in the pages of every chunk ahead of use (ring mode, which cycles
@@ -161,7 +184,8 @@ class CaptureBuffer {
   // change their contents, so it may run while the producer writes.
   void prefault(const std::atomic<bool>& stop) noexcept;
   // Stream mode: faults in the chunks the producer will take next, up to
-  // `ahead` chunks past the highest it has taken, so the scheduler thread
+  // `ahead` chunks past the highest it has taken (or, once it has taken
+  // more than `ahead`, as many again as it has taken), so the scheduler thread
   // does not take page faults (a few microseconds each, zeroing included)
   // while the pages of the budget it never reaches stay untouched. The
   // chunks in use are always a prefix 0..frontier-1 of the array (the free
@@ -173,6 +197,15 @@ class CaptureBuffer {
   CapturedRecord* claim_slow() noexcept;
   bool take_free_chunk() noexcept;
   void start_chunk(std::uint32_t index) noexcept;
+  // Stores the final count of the chunk the producer is in and closes the
+  // window.
+  void leave_chunk() noexcept;
+  // Stream mode, nothing free: the window takes records into the drop area.
+  void open_drop_window() noexcept;
+
+  // Records the drop area holds; also how often a dropping producer looks
+  // for a free chunk.
+  static constexpr std::size_t kDropWindowRecords = 64;
 
   CaptureMode mode_;
   std::size_t count_;
@@ -182,13 +215,12 @@ class CaptureBuffer {
   ChunkQueue filled_;
   ChunkStack free_;
 
-  // Producer state.
+  // Producer state (the cursor is the runtime's window).
   Chunk* current_ = nullptr;
   std::atomic<std::int64_t> current_index_{-1};
-  CapturedRecord* cursor_ = nullptr;
-  CapturedRecord* end_ = nullptr;
   std::uint64_t next_sequence_ = 1;
-  std::uint64_t dropped_ = 0;
+  std::uint64_t dropped_ = 0;                  // not counting the drop area's
+  alignas(64) CapturedRecord drop_area_[kDropWindowRecords];
   std::atomic<std::uint64_t> overwritten_{0};
   std::uint32_t ring_next_ = 0;
   std::uint32_t frontier_seen_ = 0;            // producer: 1 + the highest chunk index taken

@@ -9,15 +9,21 @@ namespace {
 std::atomic<std::uint64_t> g_generations{0};
 }  // namespace
 
-constinit thread_local std::uint64_t CaptureSink::t_owner_generation = 0;
-
 CaptureSink::CaptureSink(CaptureBuffer& buffer, StringArena& strings, SiteTable& sites)
-    : buffer_(buffer), strings_(strings), sites_(sites), generation_(++g_generations) {}
+    : buffer_(buffer), strings_(strings), sites_(sites), generation_(++g_generations) {
+  // The window opens to this sink when set_sink installs it.
+  record_owner_ = generation_;
+  // Site ids are this capture's: forget the last capture's (trace_record.hpp,
+  // invariant 3), and take a fresh stamp first.
+  for (auto& entry : trace::detail::g_site_cache) entry = trace::detail::SiteCacheEntry{};
+  trace::detail::g_record_window.since_stamp = trace::kStampEvery;
+  trace::detail::g_record_window.last_ticks = 0;
+}
 
 bool CaptureSink::claim() noexcept {
   bool expected = false;
   if (!claimed_.compare_exchange_strong(expected, true)) return false;
-  t_owner_generation = generation_;
+  trace::detail::t_record_owner = generation_;
   return true;
 }
 

@@ -93,20 +93,15 @@ std::array<PaddedSymbol, N> padded_symbols(Name name) {
 }
 
 // Codes are a byte; every byte has an entry ("unknown" past the names).
-const std::array<PaddedSymbol, 256>& kind_symbols() {
-  static const auto table =
-      padded_symbols<256>([](std::size_t i) { return trace::kind_name(static_cast<trace::Kind>(i)); });
-  return table;
-}
-const std::array<PaddedSymbol, 256>& reason_symbols() {
-  static const auto table =
-      padded_symbols<256>([](std::size_t i) { return trace::reason_name(static_cast<trace::Reason>(i)); });
-  return table;
-}
-const std::array<PaddedSymbol, 3>& outcome_symbols() {
-  static const auto table = padded_symbols<3>([](std::size_t i) { return outcome_name(static_cast<Outcome>(i)); });
-  return table;
-}
+// Built at static initialisation, before main, so neither the writer's hot
+// loop (no guard to test) nor a crash handler (no initialisation to run)
+// builds them.
+const std::array<PaddedSymbol, 256> kKindSymbols =
+    padded_symbols<256>([](std::size_t i) { return trace::kind_name(static_cast<trace::Kind>(i)); });
+const std::array<PaddedSymbol, 256> kReasonSymbols =
+    padded_symbols<256>([](std::size_t i) { return trace::reason_name(static_cast<trace::Reason>(i)); });
+const std::array<PaddedSymbol, 3> kOutcomeSymbols =
+    padded_symbols<3>([](std::size_t i) { return outcome_name(static_cast<Outcome>(i)); });
 
 char* put_symbol(char* p, const PaddedSymbol& symbol) noexcept {
   std::memcpy(p, symbol.text, sizeof symbol.text);
@@ -121,16 +116,17 @@ constexpr std::size_t kFastLineBytes = 128;
 
 CapturedRecordWriter::CapturedRecordWriter(const StringArena& strings, const SiteTable& sites,
                                            std::size_t site_capacity)
-    : strings_(strings), sites_(sites), site_written_(new std::uint8_t[site_capacity]()),
-      site_capacity_(site_capacity) {
-  // Build the symbol tables now, not on first use, which may be in a crash
-  // handler where a static's initialisation must not run.
-  (void)kind_symbols();
-  (void)reason_symbols();
-  (void)outcome_symbols();
+    : id_cache_(new CachedId[kIdCacheSize]), strings_(strings), sites_(sites),
+      site_written_(new std::uint8_t[site_capacity]()), site_capacity_(site_capacity) {
+  for (std::size_t i = 0; i < kIdCacheSize; ++i) {
+    CachedId& e = id_cache_[i];
+    e = CachedId{};
+    e.id = static_cast<std::int64_t>(i);
+    e.size = static_cast<std::uint8_t>(put_integer(e.text, e.id) - e.text);
+  }
 }
 
-char* CapturedRecordWriter::put_time(char* p, std::uint64_t ticks) noexcept {
+inline char* CapturedRecordWriter::put_time(char* p, std::uint64_t ticks) noexcept {
   if (ticks != cached_ticks_) {
     cached_ticks_ = ticks;
     cached_time_size_ = static_cast<std::uint8_t>(put_integer(cached_time_, calibration_.to_ns(ticks)) - cached_time_);
@@ -139,37 +135,60 @@ char* CapturedRecordWriter::put_time(char* p, std::uint64_t ticks) noexcept {
   return p + cached_time_size_;
 }
 
-bool CapturedRecordWriter::write_fast(TraceWriter& out, const CapturedRecord& c) noexcept {
+void CapturedRecordWriter::fill_id(std::int64_t id) noexcept {
+  CachedId& e = id_cache_[static_cast<std::uint64_t>(id) & (kIdCacheSize - 1)];
+  const CachedId& before = id_cache_[(static_cast<std::uint64_t>(id) - 1) & (kIdCacheSize - 1)];
+  if (id > 0 && before.id == id - 1 && before.text[before.size - 1] != '9') {
+    // A new thread is usually the one after the last: the digits of id - 1
+    // with the last one counted up (no carry).
+    std::memcpy(e.text, before.text, sizeof e.text);
+    e.size = before.size;
+    ++e.text[e.size - 1];
+  } else {
+    e.size = static_cast<std::uint8_t>(put_integer(e.text, id) - e.text);
+  }
+  e.id = id;
+}
+
+inline char* CapturedRecordWriter::put_id(char* p, std::int64_t id) noexcept {
+  const CachedId& e = id_cache_[static_cast<std::uint64_t>(id) & (kIdCacheSize - 1)];
+  if (e.id != id) [[unlikely]] fill_id(id);
+  static_assert(sizeof e.text + sizeof e.size == 24);
+  std::memcpy(p, e.text, 24);  // fixed size: one move; the excess is overwritten
+  return p + e.size;
+}
+
+inline bool CapturedRecordWriter::write_fast(TraceWriter& out, const CapturedRecord& c) noexcept {
   char* const line = out.begin_line(kFastLineBytes);
   char* p = line;
   switch (static_cast<RecordHead>(c.head)) {
     case RecordHead::spawn:
       if (!(c.ref < site_capacity_ && c.ref < sites_.size() && site_written_[c.ref] != 0)) return false;
       p = put_time(put_literal(p, "(spawn"), c.ticks);
-      p = put_integer(put_integer(p, c.a), c.b);
-      p = put_integer(put_symbol(p, kind_symbols()[c.code]), c.ref);
+      p = put_id(put_id(p, c.a), c.b);
+      p = put_id(put_symbol(p, kKindSymbols[c.code]), c.ref);  // small: always cached
       break;
     case RecordHead::wait:
-      p = put_integer(put_integer(put_time(put_literal(p, "(wait"), c.ticks), c.a), c.b);
+      p = put_id(put_id(put_time(put_literal(p, "(wait"), c.ticks), c.a), c.b);
       break;
     case RecordHead::read:
-      p = put_integer(put_integer(put_time(put_literal(p, "(read"), c.ticks), c.a), c.b);
+      p = put_id(put_id(put_time(put_literal(p, "(read"), c.ticks), c.a), c.b);
       break;
     case RecordHead::notify:
-      p = put_integer(put_integer(put_time(put_literal(p, "(notify"), c.ticks), c.a), c.b);
-      p = put_symbol(p, reason_symbols()[c.code]);
+      p = put_id(put_id(put_time(put_literal(p, "(notify"), c.ticks), c.a), c.b);
+      p = put_symbol(p, kReasonSymbols[c.code]);
       break;
     case RecordHead::resolve: {
       const auto outcome = static_cast<Outcome>(c.code);
       if (outcome == Outcome::fail || c.code > 2) return false;  // a message to quote
-      p = put_integer(put_integer(put_time(put_literal(p, "(resolve"), c.ticks), c.a), c.b);
-      p = put_symbol(p, outcome_symbols()[c.code]);
+      p = put_id(put_id(put_time(put_literal(p, "(resolve"), c.ticks), c.a), c.b);
+      p = put_symbol(p, kOutcomeSymbols[c.code]);
       break;
     }
     case RecordHead::merge:
-      p = put_integer(put_integer(put_time(put_literal(p, "(merge"), c.ticks), c.a), c.b);
+      p = put_id(put_id(put_time(put_literal(p, "(merge"), c.ticks), c.a), c.b);
       break;
-    case RecordHead::switch_: p = put_integer(put_time(put_literal(p, "(switch"), c.ticks), c.a); break;
+    case RecordHead::switch_: p = put_id(put_time(put_literal(p, "(switch"), c.ticks), c.a); break;
     case RecordHead::idle: p = put_time(put_literal(p, "(idle"), c.ticks); break;
     case RecordHead::lost: p = put_integer(put_time(put_literal(p, "(lost"), c.ticks), c.a); break;
     default: return false;
@@ -180,7 +199,10 @@ bool CapturedRecordWriter::write_fast(TraceWriter& out, const CapturedRecord& c)
 }
 
 void CapturedRecordWriter::write(TraceWriter& out, const CapturedRecord& c) noexcept {
-  if (write_fast(out, c)) return;
+  if (!write_fast(out, c)) [[unlikely]] write_slow(out, c);
+}
+
+void CapturedRecordWriter::write_slow(TraceWriter& out, const CapturedRecord& c) noexcept {
   const TimeNs t = time_of(c);
   switch (static_cast<RecordHead>(c.head)) {
     case RecordHead::spawn: {

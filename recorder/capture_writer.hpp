@@ -40,11 +40,33 @@ class CapturedRecordWriter {
   // merge, switch, idle, lost) are formatted here, straight into the
   // writer's buffer, without building a Record: their symbols come from
   // fixed tables and need no checking, and most records share their time
-  // with the record before (the capture stamps a few records in four), so
-  // the time's digits are kept and copied. Returns false for the others.
-  bool write_fast(TraceWriter& out, const CapturedRecord& record) noexcept;
+  // with the record before (the capture stamps one record in several), so
+  // the time's digits are kept and copied; thread ids recur in the records
+  // around their spawn, so their digits are cached too (id_cache_).
+  // Returns false for the others.
+  // Inline in write(), with put_time and put_id inline in it, so that the
+  // common record is one function with its state in registers.
+  [[gnu::always_inline]] bool write_fast(TraceWriter& out, const CapturedRecord& record) noexcept;
+  // The other records (through a Record and TraceWriter), out of line.
+  [[gnu::noinline]] void write_slow(TraceWriter& out, const CapturedRecord& record) noexcept;
   // The time field of `ticks` (with its leading space) at p.
-  char* put_time(char* p, std::uint64_t ticks) noexcept;
+  [[gnu::always_inline]] char* put_time(char* p, std::uint64_t ticks) noexcept;
+  // A thread id field (with its leading space) at p.
+  [[gnu::always_inline]] char* put_id(char* p, std::int64_t id) noexcept;
+  // A cache miss of put_id: fills the entry.
+  [[gnu::noinline]] void fill_id(std::int64_t id) noexcept;
+
+  // A direct-mapped cache of thread ids' (and site ids') digits, keyed by
+  // the id's low bits. Every entry is always valid (entry i starts as the
+  // digits of i), so a lookup is one compare; a miss on the id after a
+  // cached one copies its digits and counts the last one up.
+  struct CachedId {
+    std::int64_t id;
+    char text[23];  // ' ', '-', up to 19 digits, and room to copy 24 bytes at once
+    std::uint8_t size;
+  };
+  static constexpr std::size_t kIdCacheSize = 512;
+  std::unique_ptr<CachedId[]> id_cache_;
 
   std::uint64_t cached_ticks_ = ~std::uint64_t{0};
   char cached_time_[24] = {};

@@ -1,8 +1,9 @@
 // trace_capture.cpp — the capture's lifecycle: start, the writer thread, stop,
 // and the crash paths. See trace_capture.hpp for what users see.
 //
-// Threads. The scheduler thread is the producer: it runs CaptureSink, which
-// appends to the CaptureBuffer. The writer thread consumes: in stream mode it
+// Threads. The scheduler thread is the producer: the runtime's hooks append
+// to the CaptureBuffer through the record window it opens, and CaptureSink
+// takes what the window cannot (capture_sink.hpp). The writer thread consumes: in stream mode it
 // converts each full chunk to text (CapturedRecordWriter, TraceWriter) and
 // gives the chunk back; in ring mode it sleeps until asked for a snapshot.
 //
@@ -12,6 +13,15 @@
 // handler on another thread waits a bounded time for the writer to finish
 // its chunk; a handler on the writer thread itself goes on from the last
 // record the writer converted.
+//
+// Preallocation (stream mode). A buffered write to ext4 spends much of its
+// kernel time reserving and allocating the file's blocks page by page (a
+// third of the writer thread's time on a busy capture). The writer therefore
+// allocates the file's blocks ahead in large extents with
+// fallocate(FALLOC_FL_KEEP_SIZE), which leaves the file's size alone, so a
+// reader (or a crash) still sees exactly what was written; at the end (a stop
+// or the crash path) ftruncate to the written size gives the rest back.
+// Where fallocate is not supported, nothing changes.
 //
 // Crash safety. Everything the crash path touches is allocated at start:
 // the buffer, the string arena, the site table, the converter, the writer's
@@ -24,6 +34,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,6 +133,8 @@ struct Capture {
   CapturedRecordWriter converter;
   std::unique_ptr<Chunk> scratch;  // ring snapshots copy a chunk here first
   std::unique_ptr<TraceWriter> out;             // stream mode: the file
+  int prealloc_fd = -1;                         // stream mode: the file again, for fallocate
+  off_t prealloc_end = 0;                       // blocks are allocated up to here
   LateFdSink* crash_sink = nullptr;             // ring mode: owned by crash_out
   std::unique_ptr<TraceWriter> crash_out;       // ring mode's crash path
   Sink* previous_sink = nullptr;
@@ -183,7 +196,7 @@ void ensure_calibrated(Capture& c, bool quick) {
 
 void convert_chunk(Capture& c, std::uint32_t index, std::uint32_t from) {
   const Chunk& chunk = c.buffer.chunk(index);
-  const std::uint32_t n = chunk.count.load(std::memory_order_acquire);
+  const std::uint32_t n = c.buffer.published(chunk);
   c.records_written += n - from;
   c.converting.store(index, std::memory_order_relaxed);
   for (std::uint32_t i = from; i < n; ++i) {
@@ -205,9 +218,42 @@ void wait_for_work(Capture& c) {
   c.writer_waiting.store(false);
 }
 
+// Preallocation: the file's blocks are kept allocated at least
+// kPreallocSlack past its end, in steps as large as the file (from
+// kPreallocMin to kPreallocMax).
+constexpr off_t kPreallocSlack = off_t{4} << 20;
+constexpr off_t kPreallocMin = off_t{8} << 20;
+constexpr off_t kPreallocMax = off_t{256} << 20;
+
+void preallocate_ahead(Capture& c) {
+  if (c.prealloc_fd < 0) return;
+  struct stat st {};
+  if (fstat(c.prealloc_fd, &st) != 0) return;
+  if (st.st_size + kPreallocSlack <= c.prealloc_end) return;
+  const off_t step = std::clamp<off_t>(st.st_size, kPreallocMin, kPreallocMax);
+  const off_t from = std::max(c.prealloc_end, st.st_size);
+  if (fallocate(c.prealloc_fd, FALLOC_FL_KEEP_SIZE, from, st.st_size + step - from) != 0) {
+    ::close(c.prealloc_fd);  // not supported here (or no space): write without
+    c.prealloc_fd = -1;
+    return;
+  }
+  c.prealloc_end = st.st_size + step;
+}
+
+// Gives back the blocks past the written end. Async-signal-safe (fstat,
+// ftruncate, close), for the crash path too.
+void release_preallocation(Capture& c) noexcept {
+  if (c.prealloc_fd < 0) return;
+  struct stat st {};
+  if (fstat(c.prealloc_fd, &st) == 0) (void)ftruncate(c.prealloc_fd, st.st_size);
+  ::close(c.prealloc_fd);
+  c.prealloc_fd = -1;
+}
+
 // The writer hands its buffer to the file once this much is formatted.
 constexpr std::size_t kFlushBytes = kWriterBufferBytes / 2;
-// Chunks the writer keeps faulted in past the producer's highest: 2 MiB.
+// Chunks the writer keeps faulted in past the producer's highest: at least
+// 2 MiB (CaptureBuffer::prefault_ahead).
 constexpr std::uint32_t kPrefaultAheadChunks = 64;
 
 void stream_writer(Capture& c) {
@@ -222,6 +268,7 @@ void stream_writer(Capture& c) {
       // chunk costs a few ns a record); everything as soon as the writer
       // has caught up, so a reader of the file lags by at most one chunk.
       if (c.out->buffered() >= kFlushBytes || !c.buffer.has_filled()) {
+        preallocate_ahead(c);
         Status flushed = c.out->flush();
         if (!flushed.ok() && c.status.ok()) c.status = flushed;
       }
@@ -243,6 +290,7 @@ void stream_writer(Capture& c) {
   c.bytes_written = c.out->bytes_written();
   Status finished = c.out->finish();
   if (!finished.ok() && c.status.ok()) c.status = finished;
+  release_preallocation(c);
   unlock_file(c);
 }
 
@@ -277,7 +325,7 @@ void write_ring(Capture& c, TraceWriter& out, bool final, bool in_crash) {
   std::uint64_t lost = c.buffer.overwritten();
   bool first = true;
   for_each_ring_chunk(c, [&](Chunk& chunk, std::uint64_t seq) {
-    const std::uint32_t n = chunk.count.load(std::memory_order_acquire);
+    const std::uint32_t n = c.buffer.published(chunk);
     const CapturedRecord* records = chunk.records;
     if (!in_crash) {
       std::memcpy(c.scratch->records, chunk.records, n * sizeof(CapturedRecord));
@@ -331,7 +379,7 @@ void ring_writer(Capture& c) {
 void crash_flush() noexcept {
   Capture* c = g_capture.load(std::memory_order_acquire);
   if (c == nullptr || c->crashed.exchange(true)) return;
-  detail::g_trace_sink = c->previous_sink;  // no more records
+  set_sink(c->previous_sink);  // no more records (plain stores: signal-safe)
   const bool on_writer = pthread_equal(c->writer_thread.load(), pthread_self()) != 0;
   if (!on_writer) {
     // Wait up to ~0.5 s for the writer to finish its chunk.
@@ -358,6 +406,9 @@ void crash_flush() noexcept {
       c->out->write(LostRecord{c->converter.calibration().to_ns(read_ticks()),
                                static_cast<std::int64_t>(c->buffer.dropped())});
     (void)c->out->finish();
+    // Only with the file held: a writer still writing could append between
+    // the size read and the truncation.
+    if (on_writer || c->file_owner.load() == kFileCrash) release_preallocation(*c);
   } else {
     const int fd = ::open(c->options.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return;
@@ -460,6 +511,7 @@ Status start(const CaptureOptions& options) {
     c.out->write_line(c.header_line);
     Status flushed = c.out->flush();
     if (!flushed.ok()) return flushed;
+    c.prealloc_fd = ::open(options.path.c_str(), O_WRONLY | O_CLOEXEC);  // -1: no preallocation
   } else {
     // Check now that the file can be written; it is filled at the end.
     const int fd = ::open(options.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

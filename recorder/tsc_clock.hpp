@@ -15,9 +15,7 @@
 #include <cstdint>
 #include <ctime>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
+#include "runtime/trace_record.hpp"
 
 namespace skein::capture {
 
@@ -29,13 +27,9 @@ inline constexpr std::int64_t kMinCalibrationNs = 20'000'000;  // 20 ms
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-[[nodiscard]] inline std::uint64_t read_ticks() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  return __rdtsc();
-#else
-  return static_cast<std::uint64_t>(monotonic_ns());
-#endif
-}
+// The runtime's hooks stamp records themselves (runtime/trace_record.hpp);
+// this is the same counter.
+[[nodiscard]] inline std::uint64_t read_ticks() noexcept { return trace::read_ticks(); }
 
 // A linear map from ticks to nanoseconds since the capture's origin.
 struct TickCalibration {

@@ -1,5 +1,7 @@
 // trace_hooks.cpp — the recording halves of the trace hooks (trace_hooks.hpp):
-// reached only with a sink set.
+// reached only with a sink set, and only for records the sink's record window
+// (trace_record.hpp) did not take inline: every record of a plain sink, the
+// rare ones of a buffering sink.
 #include "runtime/trace_hooks.hpp"
 
 #include <exception>

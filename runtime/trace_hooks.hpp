@@ -1,10 +1,22 @@
 // trace_hooks.hpp — the runtime's side of tracing: one inline function per
 // record, each a branch on the global sink pointer (trace_sink.hpp).
 //
+// With a sink set, a hook first tries the sink's record window
+// (trace_record.hpp): if this OS thread owns it and it has room, the record
+// is stored there inline (a bounds check, an owner check, a few stores; a
+// spawn also looks its site up in the runtime's site cache). Otherwise, and
+// for records that carry a string (label, counter, a failure's message), the
+// hook calls its out-of-line half (trace_hooks.cpp), which calls the sink:
+// for a plain sink that is every record; for a buffering sink it is the rare
+// case (a full chunk, a new site, a foreign thread), and the sink writes the
+// record through the window itself. Sinks must not throw.
+//
+// Built with SKEIN_TRACE_HOOKS=0, every hook body is a discarded `if
+// constexpr` branch: no code, not even in an unoptimised build.
+//
 // Constants (kUntraced) are not threads: records that would name one are
 // dropped (a bind reading resolved(1) records nothing). The actor comes from
-// actor.hpp. Everything past the pointer test is out of line
-// (trace_hooks.cpp): sinks must not throw.
+// actor.hpp.
 #pragma once
 
 #include <source_location>
@@ -22,8 +34,8 @@ namespace skein::detail {
 }
 [[nodiscard]] inline bool trace_named(const Node* node) noexcept { return (node->flags & kUntraced) == 0; }
 
-// The recording halves, out of line and cold, so that with no sink the hot
-// path keeps only the test of the pointer (trace_hooks.cpp).
+// The recording halves through the sink, out of line and cold, so that with
+// no sink the hot path keeps only the test of the pointer (trace_hooks.cpp).
 [[gnu::cold]] void trace_spawn_slow(const Node* child, const std::source_location& site);
 [[gnu::cold]] void trace_wait_slow(ThreadId waiter, const Node* input);
 [[gnu::cold]] void trace_read_slow(ThreadId reader, const Node* input);
@@ -36,39 +48,81 @@ namespace skein::detail {
 [[gnu::cold]] void trace_counter_slow(std::string_view name, std::int64_t value);
 [[gnu::cold]] void trace_idle_slow();
 
+using trace::RecordCode;
+using trace::detail::try_append;
+
 inline void trace_spawn(const Node* child, const std::source_location& site) {
-  if (trace_sink_on() != nullptr) [[unlikely]] trace_spawn_slow(child, site);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if constexpr (trace::detail::kSiteCacheable) {
+      if (trace::Record* r = trace::detail::own_slot()) {  // the site cache is the owner's
+        const void* key = trace::detail::site_key(site);
+        const trace::detail::SiteCacheEntry& cached = trace::detail::site_slot(key);
+        if (cached.key == key && key != nullptr) {
+          trace::detail::write_record_at<RecordCode::spawn>(trace::detail::g_record_window, r,
+                                                            static_cast<std::uint8_t>(child->ops->kind), child->id,
+                                                            g_runtime.actor, cached.id);
+          return;
+        }
+      }
+    }
+    trace_spawn_slow(child, site);
+  }
 }
 inline void trace_wait(ThreadId waiter, const Node* input) {
-  if (trace_sink_on() != nullptr) [[unlikely]] trace_wait_slow(waiter, input);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (trace_named(input) && !try_append<RecordCode::wait>(0, waiter, input->id, 0)) trace_wait_slow(waiter, input);
+  }
 }
 inline void trace_read(ThreadId reader, const Node* input) {
-  if (trace_sink_on() != nullptr) [[unlikely]] trace_read_slow(reader, input);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (trace_named(input) && !try_append<RecordCode::read>(0, reader, input->id, 0)) trace_read_slow(reader, input);
+  }
 }
 inline void trace_notify(ThreadId sender, const Node* receiver, trace::Reason reason) {
-  if (trace_sink_on() != nullptr) [[unlikely]] trace_notify_slow(sender, receiver, reason);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (!try_append<RecordCode::notify>(static_cast<std::uint8_t>(reason), sender, receiver->id, 0))
+      trace_notify_slow(sender, receiver, reason);
+  }
 }
 // A notify to a thread known only by its id (skein::notify, notify.hpp).
 inline void trace_notify_id(ThreadId sender, ThreadId receiver, trace::Reason reason) {
-  if (trace_sink_on() != nullptr) [[unlikely]] trace_notify_id_slow(sender, receiver, reason);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (!try_append<RecordCode::notify>(static_cast<std::uint8_t>(reason), sender, receiver, 0))
+      trace_notify_id_slow(sender, receiver, reason);
+  }
 }
 inline void trace_resolve(const Node* node) {
-  if (trace_sink_on() != nullptr) [[unlikely]] trace_resolve_slow(node);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (!trace_named(node)) return;
+    // ok and cancel inline; a failure's message goes through the sink.
+    const trace::Outcome outcome = node->state == NodeState::fulfilled ? trace::Outcome::ok
+                                   : (node->flags & kCanceled)         ? trace::Outcome::cancel
+                                                                       : trace::Outcome::fail;
+    if (outcome == trace::Outcome::fail ||
+        !try_append<RecordCode::resolve>(static_cast<std::uint8_t>(outcome), node->id, g_runtime.actor, 0))
+      trace_resolve_slow(node);
+  }
 }
 inline void trace_merge(ThreadId thread, ThreadId into) {
-  if (trace_sink_on() != nullptr) [[unlikely]] trace_merge_slow(thread, into);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (!try_append<RecordCode::merge>(0, thread, into, 0)) trace_merge_slow(thread, into);
+  }
 }
 inline void trace_switch(ThreadId thread) {
-  if (trace_sink_on() != nullptr) [[unlikely]] trace_switch_slow(thread);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (!try_append<RecordCode::switch_>(0, thread, 0, 0)) trace_switch_slow(thread);
+  }
 }
 inline void trace_label(ThreadId thread, std::string_view text) {
-  if (trace_sink_on() != nullptr) [[unlikely]] trace_label_slow(thread, text);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] trace_label_slow(thread, text);
 }
 inline void trace_counter(std::string_view name, std::int64_t value) {
-  if (trace_sink_on() != nullptr) [[unlikely]] trace_counter_slow(name, value);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] trace_counter_slow(name, value);
 }
 inline void trace_idle() {
-  if (trace_sink_on() != nullptr) [[unlikely]] trace_idle_slow();
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (!try_append<RecordCode::idle>(0, 0, 0, 0)) trace_idle_slow();
+  }
 }
 
 // Runs a callback as thread `thread`. From the ready queue the scheduler hands

@@ -8,6 +8,7 @@ Sink::~Sink() = default;
 Sink* set_sink(Sink* sink) {
   Sink* previous = detail::g_trace_sink;
   detail::g_trace_sink = sink;
+  detail::g_record_window.owner = sink != nullptr ? sink->record_owner() : kNoOwner;
   return previous;
 }
 

@@ -1,9 +1,12 @@
 // trace_sink.hpp — the interface through which the runtime reports what it
 // does; the recorder implements it (the runtime never depends on recorder/).
 //
-// Every hook names threads by ThreadId (thread_id.hpp). The sink takes its
-// own timestamps: the runtime never reads a clock for tracing. With no sink
-// set, a hook costs one predictable branch on a global pointer; built with
+// Every hook names threads by ThreadId (thread_id.hpp). A plain sink takes
+// its own timestamps. A buffering sink (the recorder's capture) also opens a
+// record window (trace_record.hpp): while it has room, the hooks store
+// fixed-size records there inline, stamped with the time-stamp counter, and
+// call the sink only for what the window cannot take. With no sink set, a
+// hook costs one predictable branch on a global pointer; built with
 // SKEIN_TRACE_HOOKS=0 the hooks compile to nothing.
 //
 // What the runtime reports (OVERVIEW.md, section 7, has the rule a trace
@@ -27,6 +30,7 @@
 #include <string_view>
 
 #include "runtime/thread_id.hpp"
+#include "runtime/trace_record.hpp"
 
 #ifndef SKEIN_TRACE_HOOKS
 #define SKEIN_TRACE_HOOKS 1
@@ -65,18 +69,23 @@ class Sink {
   virtual void switch_to(ThreadId thread) = 0;
   virtual void counter(std::string_view name, std::int64_t value) = 0;
   virtual void idle() = 0;
+
+  // The generation of this sink's record window (trace_record.hpp), or
+  // kNoOwner for a sink without one; set_sink() opens the window to it.
+  [[nodiscard]] std::uint64_t record_owner() const noexcept { return record_owner_; }
+
+ protected:
+  std::uint64_t record_owner_ = kNoOwner;  // set by a buffering sink's constructor
 };
 
 namespace detail {
 inline Sink* g_trace_sink = nullptr;  // read by every hook; see trace_hooks.hpp
-// Set when a bind or map callback (user code, of any length) has returned,
-// so that a sink that amortizes its clock reads knows the next record needs
-// a fresh time stamp. A plain store, no branch; the sink clears it.
-inline bool g_user_code_returned = false;
 }  // namespace detail
 
-// Installs `sink` (nullptr: tracing off) and returns the previous one. The
-// sink must outlive its installation. Not thread-safe, like the runtime.
+// Installs `sink` (nullptr: tracing off) and returns the previous one, and
+// gives the record window to the installed sink (trace_record.hpp,
+// invariant 2). The sink must outlive its installation. Not thread-safe,
+// like the runtime.
 Sink* set_sink(Sink* sink);
 [[nodiscard]] inline Sink* sink() { return detail::g_trace_sink; }
 

@@ -39,7 +39,7 @@ Promise<int> throws_after(Promise<int> in) {
   throw Boom("after the await");
 }
 
-Promise<int> with_site(Promise<int> in, std::source_location site = std::source_location::current()) {
+[[maybe_unused]] Promise<int> with_site(Promise<int> in, std::source_location site = std::source_location::current()) {
   (void)site;
   co_return co_await in;
 }
