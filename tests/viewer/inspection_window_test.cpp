@@ -17,7 +17,10 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QLineEdit>
+#include <QDockWidget>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
@@ -114,6 +117,9 @@ class InspectionWindowTest : public QObject {
 
  private slots:
   void initTestCase() {
+    // Settings (the dock layout, recent files) in the test location, empty.
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
     QVERIFY(dir_.isValid());
     const QString trace = dir_.filePath(QStringLiteral("inspect.sexp"));
     std::ofstream(trace.toStdString()) << kTrace;
@@ -310,6 +316,34 @@ class InspectionWindowTest : public QObject {
     const auto server = g.find({"server"});
     QVERIFY(server.has_value());
     QCOMPARE(g.frames[std::size_t(*server)].total, TimeNs(100'000));
+  }
+
+  void dock_layout_is_kept_between_sessions() {
+    const auto summary_of = [](MainWindow& w) -> QDockWidget* {
+      for (QDockWidget* d : w.inspection()->docks())
+        if (d->objectName() == QStringLiteral("dock-summary")) return d;
+      return nullptr;
+    };
+    {
+      MainWindow first;
+      first.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&first));
+      QDockWidget* summary = summary_of(first);
+      QVERIFY(summary && summary->isVisible());
+      summary->toggleViewAction()->trigger();  // View ▸ Panels ▸ Summary off
+      QVERIFY(!summary->isVisible());
+      first.close();
+    }
+    MainWindow second;
+    second.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&second));
+    QDockWidget* summary = summary_of(second);
+    QVERIFY(summary);
+    QVERIFY(!summary->isVisible());
+    QVERIFY(!summary->toggleViewAction()->isChecked());
+    second.reset_layout();
+    QVERIFY(summary->isVisible());
+    second.close();
   }
 
   void export_and_copy() {

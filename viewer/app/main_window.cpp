@@ -5,6 +5,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QClipboard>
+#include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
@@ -25,6 +26,9 @@ namespace {
 
 constexpr int kRecentCount = 8;
 const char* const kRecentKey = "recent";
+const char* const kLayoutKey = "layout";
+// Bumped when the docks change, so an older saved layout is ignored.
+constexpr int kLayoutVersion = 1;
 
 }  // namespace
 
@@ -106,6 +110,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   view->addSeparator();
   QMenu* panels = view->addMenu(QStringLiteral("&Panels"));
   for (QDockWidget* dock : inspection_->docks()) panels->addAction(dock->toggleViewAction());
+  panels->addSeparator();
+  panels->addAction(QStringLiteral("&Reset Layout"), this, &MainWindow::reset_layout);
   QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
   help->addAction(QStringLiteral("&Keys and Mouse"), this, [this] {
     QMessageBox::information(
@@ -126,6 +132,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                        "<tr><td>F</td><td>fold the selection's subtree into its row</td></tr>"
                        "<tr><td>Ctrl+Shift+C</td><td>copy the selection's details</td></tr></table>"));
   });
+
+  default_layout_ = saveState(kLayoutVersion);
+  restoreState(QSettings().value(QLatin1String(kLayoutKey)).toByteArray(), kLayoutVersion);
 
   connect(&loader_, &TraceLoader::progress, this, &MainWindow::on_progress);
   connect(&loader_, &TraceLoader::loaded, this, &MainWindow::on_loaded);
@@ -277,6 +286,13 @@ void MainWindow::update_status() {
                 .arg(v.selected_edges.size());
   }
   status_->setText(text);
+}
+
+void MainWindow::reset_layout() { restoreState(default_layout_, kLayoutVersion); }
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings().setValue(QLatin1String(kLayoutKey), saveState(kLayoutVersion));
+  QMainWindow::closeEvent(event);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

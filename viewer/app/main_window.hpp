@@ -11,6 +11,10 @@
 // or /), Copy Details; File ▸ Export View as PNG or SVG (the view as it is
 // on screen, labels as text in SVG); and the timeline's context menu (Why?,
 // What Did It Cause?, Fold Subtree, Copy Details).
+//
+// The docks' layout (which are shown, where, how large) is kept between
+// sessions in QSettings, written when the window closes; View ▸ Panels ▸
+// Reset Layout returns to the built-in one.
 #pragma once
 
 #include <QMainWindow>
@@ -54,6 +58,8 @@ class MainWindow : public QMainWindow {
   bool export_view(const QString& path, bool quiet = false);
   // Edit ▸ Copy Details: the selected thread's details to the clipboard.
   void copy_details();
+  // View ▸ Panels ▸ Reset Layout: the docks as a first start shows them.
+  void reset_layout();
   [[nodiscard]] quint64 current_job() const { return job_; }
 
  signals:
@@ -61,6 +67,7 @@ class MainWindow : public QMainWindow {
   void load_finished(bool ok);
 
  protected:
+  void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
@@ -83,6 +90,7 @@ class MainWindow : public QMainWindow {
   QPointer<QProgressDialog> progress_;
   QMenu* recent_menu_ = nullptr;
   QLabel* status_ = nullptr;
+  QByteArray default_layout_;
   std::optional<std::int64_t> initial_from_, initial_to_;
   std::optional<ThreadId> initial_select_;
   bool initial_why_ = false;
