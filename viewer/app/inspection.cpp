@@ -132,13 +132,7 @@ void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
   anomaly_marks_.clear();
   path_marks_.clear();
   current_match_.reset();
-  if (filter_.empty()) {
-    filtered_.reset();
-    shown_ = full_;
-  } else {
-    filtered_ = std::make_shared<const FilteredTimeline>(filter_timeline(*full_, filter_));
-    shown_ = std::shared_ptr<const TimelineData>(filtered_, &filtered_->data);
-  }
+  derive_shown();
   timeline_->set_data(shown_);
   details_->set_data(full_);
   why_->set_data(full_);
@@ -153,9 +147,7 @@ void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
   emit filter_changed();
 }
 
-void Inspection::apply_filter() {
-  if (!full_) return;
-  const std::optional<ThreadId> selected = selected_id();
+void Inspection::derive_shown() {
   if (filter_.empty()) {
     filtered_.reset();
     shown_ = full_;
@@ -163,6 +155,12 @@ void Inspection::apply_filter() {
     filtered_ = std::make_shared<const FilteredTimeline>(filter_timeline(*full_, filter_));
     shown_ = std::shared_ptr<const TimelineData>(filtered_, &filtered_->data);
   }
+}
+
+void Inspection::apply_filter() {
+  if (!full_) return;
+  const std::optional<ThreadId> selected = selected_id();
+  derive_shown();
   timeline_->replace_data(shown_);
   if (selected)
     if (auto i = shown_index(*selected)) timeline_->select(*i);

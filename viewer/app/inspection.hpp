@@ -103,6 +103,8 @@ class Inspection : public QObject {
   void filter_changed();
 
  private:
+  // shown_ (and filtered_) from full_ through filter_.
+  void derive_shown();
   void apply_filter();
   void refresh_marks();
   void on_selection_changed();
