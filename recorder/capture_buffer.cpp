@@ -43,6 +43,11 @@ bool ChunkQueue::empty() const noexcept {
   return head_.load(std::memory_order_acquire) == tail_.load(std::memory_order_acquire);
 }
 
+std::size_t ChunkQueue::size() const noexcept {
+  const std::size_t head = head_.load(std::memory_order_acquire);
+  return tail_.load(std::memory_order_acquire) - head;
+}
+
 ChunkStack::ChunkStack(std::size_t capacity) : next_(new std::atomic<std::uint32_t>[capacity]) {}
 
 void ChunkStack::push(std::uint32_t index) noexcept {
@@ -67,6 +72,7 @@ bool ChunkStack::pop(std::uint32_t& index) noexcept {
 CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
     : mode_(mode),
       count_(budget_bytes / sizeof(Chunk) < 2 ? 2 : budget_bytes / sizeof(Chunk)),
+      backlog_limit_(count_ / 4 < kMinBacklogChunks ? kMinBacklogChunks : count_ / 4),
       chunks_(nullptr),
       filled_(count_),
       free_(count_) {
@@ -83,8 +89,14 @@ CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
   if (mapping_ == MAP_FAILED) throw std::bad_alloc();
   const auto start = (reinterpret_cast<std::uintptr_t>(mapping_) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
   chunks_ = reinterpret_cast<Chunk*>(start);
-#ifdef MADV_HUGEPAGE
-  (void)madvise(chunks_, bytes, MADV_HUGEPAGE);
+  // Except the first 2 MiB, which a capture always touches (chunk 0, at
+  // start, on the program's thread) and a light program never leaves: a
+  // huge page there would cost every capture a 2 MiB fault at start, from a
+  // few hundred microseconds to several milliseconds on a virtual machine.
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+  const std::size_t small = bytes < kHugePageBytes ? bytes : kHugePageBytes;
+  (void)madvise(chunks_, small, MADV_NOHUGEPAGE);
+  if (bytes > small) (void)madvise(reinterpret_cast<char*>(chunks_) + small, bytes - small, MADV_HUGEPAGE);
 #endif
   // Ring mode reads every chunk's sequence, so every chunk is constructed
   // now; stream mode only ever looks at chunks the producer has taken, and
@@ -95,8 +107,7 @@ CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
   if (mode_ == CaptureMode::stream) {
     // Pushed last to first, so they come out 1, 2, 3, ... at the start.
     for (std::uint32_t i = static_cast<std::uint32_t>(count_) - 1; i >= 1; --i) free_.push(i);
-  }
-  start_chunk(0);
+  }  start_chunk(0);
 }
 
 CaptureBuffer::~CaptureBuffer() {
@@ -128,6 +139,10 @@ void CaptureBuffer::start_chunk(std::uint32_t index) noexcept {
 
 bool CaptureBuffer::take_free_chunk() noexcept {
   std::uint32_t index = 0;
+  const std::uint32_t top = free_.top();
+  if (top != ChunkStack::kEmpty && top >= prefaulted_.load(std::memory_order_relaxed) &&
+      filled_.size() >= backlog_limit_)
+    return false;  // invariant 5: not fresh memory while the writer is behind
   if (!free_.pop(index)) return false;
   start_chunk(index);
   if (dropped_ > 0) {
@@ -164,10 +179,9 @@ void CaptureBuffer::hand_over_current() noexcept {
   current_index_.store(-1, std::memory_order_release);
   (void)filled_.push(index);  // cannot fail: the queue holds every chunk
   current_ = nullptr;
-  if (on_chunk_filled != nullptr) on_chunk_filled(on_chunk_filled_context);
-  if (!take_free_chunk()) {
-    // Nothing free: drop until the writer gives one back.
-  }
+  // Nothing to take: drop until the writer gives one back, and tell it so.
+  const bool starved = !take_free_chunk();
+  if (on_chunk_filled != nullptr) on_chunk_filled(on_chunk_filled_context, starved);
 }
 
 CapturedRecord* CaptureBuffer::claim_slow() noexcept {
@@ -211,7 +225,7 @@ void CaptureBuffer::give_back(std::uint32_t index) noexcept {
   free_.push(index);
 }
 
-void CaptureBuffer::prefault_ahead(std::uint32_t ahead) noexcept {
+void CaptureBuffer::prefault_ahead(std::uint32_t ahead, const std::atomic<bool>& stop) noexcept {
 #ifdef MADV_POPULATE_WRITE
   // At least `ahead` chunks, and as many again as the producer has taken:
   // a producer that keeps outrunning the writer takes fresh chunks fast,
@@ -220,18 +234,24 @@ void CaptureBuffer::prefault_ahead(std::uint32_t ahead) noexcept {
   // backing), which the writer had better pay ahead than the scheduler
   // thread on the spot. A producer the writer keeps up with stays on a few
   // warm chunks, so this stays small.
+  // At most kPrefaultStep chunks a call, so a writer that is behind goes
+  // on converting between steps.
   const std::uint64_t frontier = frontier_.load(std::memory_order_relaxed);
-  const std::uint64_t wanted = frontier + (frontier > ahead ? frontier : ahead);
+  std::uint32_t done = prefaulted_.load(std::memory_order_relaxed);
+  std::uint64_t wanted = frontier + (frontier > ahead ? frontier : ahead);
+  if (wanted > std::uint64_t{done} + kPrefaultStep) wanted = std::uint64_t{done} + kPrefaultStep;
   const auto limit = static_cast<std::uint32_t>(wanted < count_ ? wanted : count_);
-  while (prefaulted_ < limit) {
-    if (madvise(&chunks_[prefaulted_], sizeof(Chunk), MADV_POPULATE_WRITE) != 0) {
-      prefaulted_ = static_cast<std::uint32_t>(count_);  // unsupported: the producer faults on use
-      return;
+  while (done < limit && !stop.load(std::memory_order_relaxed)) {
+    if (madvise(&chunks_[done], sizeof(Chunk), MADV_POPULATE_WRITE) != 0) {
+      done = static_cast<std::uint32_t>(count_);  // unsupported: the producer faults on use
+      break;
     }
-    ++prefaulted_;
+    prefaulted_.store(++done, std::memory_order_relaxed);
   }
+  prefaulted_.store(done, std::memory_order_relaxed);
 #else
   (void)ahead;
+  (void)stop;
 #endif
 }
 

@@ -46,6 +46,19 @@
 //      the window is on it.
 //   4. One CaptureBuffer at a time opens the runtime's window (the capture
 //      allows one capture at a time); its destructor closes it.
+//   5. Stream mode: while the writer is behind by backlog_limit() chunks or
+//      more (a quarter of the budget), the producer does not take a chunk
+//      the writer has not faulted in (prefault_ahead): it drops and counts
+//      instead, and the writer hears of it at once; and the capture's
+//      writer faults memory in only while it is not that far behind. Fresh
+//      memory is the dearest thing a capture touches (zeroing, and on a
+//      virtual machine the host's backing: up to several milliseconds for a
+//      2 MiB page here), and a producer that keeps outrunning the writer
+//      would only postpone its drops by taking all of it; so under a
+//      sustained overload the producer goes round a quarter of the budget,
+//      the chunks the writer gives back, and drops the rest. A burst that
+//      fits in a quarter of the budget loses nothing, however slow the
+//      writer.
 #pragma once
 
 #include <atomic>
@@ -98,6 +111,7 @@ class ChunkQueue {
   [[nodiscard]] bool push(std::uint32_t index) noexcept;  // false when full
   [[nodiscard]] bool pop(std::uint32_t& index) noexcept;  // false when empty
   [[nodiscard]] bool empty() const noexcept;
+  [[nodiscard]] std::size_t size() const noexcept;
 
  private:
   std::unique_ptr<std::uint32_t[]> slots_;
@@ -115,9 +129,12 @@ class ChunkStack {
   explicit ChunkStack(std::size_t capacity);
   void push(std::uint32_t index) noexcept;
   [[nodiscard]] bool pop(std::uint32_t& index) noexcept;
+  // The index pop() would return now, or kEmpty; the popper only (a push
+  // may put another on top meanwhile).
+  [[nodiscard]] std::uint32_t top() const noexcept { return head_.load(std::memory_order_acquire); }
+  static constexpr std::uint32_t kEmpty = 0xffffffffu;
 
  private:
-  static constexpr std::uint32_t kEmpty = 0xffffffffu;
   std::unique_ptr<std::atomic<std::uint32_t>[]> next_;
   alignas(64) std::atomic<std::uint32_t> head_{kEmpty};
 };
@@ -154,9 +171,17 @@ class CaptureBuffer {
   }
   // Records overwritten in ring mode since the start.
   [[nodiscard]] std::uint64_t overwritten() const noexcept { return overwritten_.load(std::memory_order_acquire); }
-  // Called by the producer's owner when a chunk was handed over, to wake the
-  // writer; set by the capture.
-  void (*on_chunk_filled)(void* context) = nullptr;
+  // Called by the producer's owner when a chunk was handed over (the capture
+  // decides whether that is worth waking the writer for), with `starved`
+  // true when no free chunk could be taken for the next records (none
+  // left, or invariant 5); set by the capture.
+  void (*on_chunk_filled)(void* context, bool starved) = nullptr;
+  // The most chunks prefault_ahead faults in a call (2 MiB).
+  static constexpr std::uint32_t kPrefaultStep = 64;
+  // The writer's backlog, in filled chunks, from which invariant 5 holds: a
+  // quarter of the budget, at least kMinBacklogChunks.
+  [[nodiscard]] std::size_t backlog_limit() const noexcept { return backlog_limit_; }
+  static constexpr std::size_t kMinBacklogChunks = 32;
   void* on_chunk_filled_context = nullptr;
   // The time stamp source of lost records (the capture sets read_ticks).
   std::uint64_t (*now_ticks)() noexcept = nullptr;
@@ -165,6 +190,8 @@ class CaptureBuffer {
 
   [[nodiscard]] bool pop_filled(std::uint32_t& index) noexcept { return filled_.pop(index); }
   [[nodiscard]] bool has_filled() const noexcept { return !filled_.empty(); }
+  // Chunks handed over and not yet popped. Any thread.
+  [[nodiscard]] std::size_t filled_count() const noexcept { return filled_.size(); }
   void give_back(std::uint32_t index) noexcept;
   [[nodiscard]] Chunk& chunk(std::uint32_t index) noexcept { return chunks_[index]; }
   [[nodiscard]] std::uint32_t chunk_count() const noexcept { return static_cast<std::uint32_t>(count_); }
@@ -185,13 +212,17 @@ class CaptureBuffer {
   void prefault(const std::atomic<bool>& stop) noexcept;
   // Stream mode: faults in the chunks the producer will take next, up to
   // `ahead` chunks past the highest it has taken (or, once it has taken
-  // more than `ahead`, as many again as it has taken), so the scheduler thread
-  // does not take page faults (a few microseconds each, zeroing included)
-  // while the pages of the budget it never reaches stay untouched. The
-  // chunks in use are always a prefix 0..frontier-1 of the array (the free
-  // stack hands them out in index order at first, and reuse is LIFO), so
-  // "ahead" is simply the next indexes. Writer thread only.
-  void prefault_ahead(std::uint32_t ahead) noexcept;
+  // more than `ahead`, as many again as it has taken), so the scheduler
+  // thread does not take page faults (a few microseconds each, zeroing
+  // included) while the pages of the budget it never reaches stay
+  // untouched. The chunks in use are always a prefix 0..frontier-1 of the
+  // array (the free stack hands them out in index order at first, and reuse
+  // is LIFO), so "ahead" is simply the next indexes. At most kPrefaultStep
+  // chunks a call; stops early when `stop` turns true. Writer thread only.
+  void prefault_ahead(std::uint32_t ahead, const std::atomic<bool>& stop) noexcept;
+  // Chunks 0..prefaulted()-1 are faulted in (or cannot be, and fault on
+  // use). Any thread (the producer, for invariant 5).
+  [[nodiscard]] std::uint32_t prefaulted() const noexcept { return prefaulted_.load(std::memory_order_relaxed); }
 
  private:
   CapturedRecord* claim_slow() noexcept;
@@ -209,6 +240,7 @@ class CaptureBuffer {
 
   CaptureMode mode_;
   std::size_t count_;
+  std::size_t backlog_limit_;
   Chunk* chunks_;  // count_ chunks, 2 MiB-aligned, allocated once
   void* mapping_ = nullptr;  // the mapping that holds them
   std::size_t mapping_bytes_ = 0;
@@ -225,7 +257,7 @@ class CaptureBuffer {
   std::uint32_t ring_next_ = 0;
   std::uint32_t frontier_seen_ = 0;            // producer: 1 + the highest chunk index taken
   std::atomic<std::uint32_t> frontier_{0};     // the same, published for the writer
-  std::uint32_t prefaulted_ = 0;               // writer: chunks 0..prefaulted_-1 are faulted in
+  std::atomic<std::uint32_t> prefaulted_{0};   // writer: chunks 0..prefaulted_-1 are faulted in
 };
 
 }  // namespace skein::capture

@@ -16,6 +16,7 @@ CaptureSink::CaptureSink(CaptureBuffer& buffer, StringArena& strings, SiteTable&
   // Site ids are this capture's: forget the last capture's (trace_record.hpp,
   // invariant 3), and take a fresh stamp first.
   for (auto& entry : trace::detail::g_site_cache) entry = trace::detail::SiteCacheEntry{};
+  for (auto& entry : trace::detail::g_string_cache) entry = trace::detail::StringCacheEntry{};
   trace::detail::g_record_window.since_stamp = trace::kStampEvery;
   trace::detail::g_record_window.last_ticks = 0;
 }

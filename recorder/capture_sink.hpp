@@ -68,7 +68,7 @@ class CaptureSink final : public trace::Sink {
   }
   void label(ThreadId thread, std::string_view text) override {
     if (!owned()) [[unlikely]] return refuse();
-    emit<RecordCode::label>(0, thread, 0, strings_.intern(text));
+    emit<RecordCode::label>(0, thread, 0, intern_cached(text));
   }
   void switch_to(ThreadId thread) override {
     if (!owned()) [[unlikely]] return refuse();
@@ -76,7 +76,7 @@ class CaptureSink final : public trace::Sink {
   }
   void counter(std::string_view name, std::int64_t value) override {
     if (!owned()) [[unlikely]] return refuse();
-    emit<RecordCode::counter>(0, 0, value, strings_.intern(name));
+    emit<RecordCode::counter>(0, 0, value, intern_cached(name));
   }
   void idle() override {
     if (!owned()) [[unlikely]] return refuse();
@@ -91,6 +91,16 @@ class CaptureSink final : public trace::Sink {
   // True on the owning OS thread (claiming ownership on the first call).
   [[nodiscard]] bool owned() noexcept { return trace::detail::t_record_owner == generation_ || claim(); }
   bool claim() noexcept;
+  // Interns a label's or counter's text and lets the runtime's string cache
+  // know it, so the next record with the same text at the same address
+  // takes the hook's inline path (runtime/trace_record.hpp, invariant 4).
+  std::uint32_t intern_cached(std::string_view text) {
+    const std::uint32_t id = strings_.intern(text);
+    if (id != StringArena::kOverflowId && text.size() <= trace::detail::kStringCacheMaxBytes && text.data() != nullptr)
+      trace::detail::string_slot(text.data()) = trace::detail::StringCacheEntry{
+          text.data(), strings_.get(id).data(), static_cast<std::uint32_t>(text.size()), id};
+    return id;
+  }
   void refuse() noexcept;
 
   // Time stamps: the window's (runtime/trace_record.hpp, which explains

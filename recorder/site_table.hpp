@@ -20,10 +20,13 @@
 
 namespace skein::capture {
 
+// No default member initializers: the table's array of entries is left
+// unwritten until an entry is interned (an entry is read only below size()),
+// so starting a capture does not fault in the whole table.
 struct SiteEntry {
-  std::uint32_t file = 0;      // string id
-  std::uint32_t function = 0;  // string id
-  std::uint32_t line = 0;
+  std::uint32_t file;      // string id
+  std::uint32_t function;  // string id
+  std::uint32_t line;
 };
 
 class SiteTable {

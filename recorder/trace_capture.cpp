@@ -7,6 +7,19 @@
 // converts each full chunk to text (CapturedRecordWriter, TraceWriter) and
 // gives the chunk back; in ring mode it sleeps until asked for a snapshot.
 //
+// Waking the writer. The writer is not woken for every chunk: it polls,
+// every kPollMin while it finds chunks to convert, backing off to kPollMax
+// while it finds none, and the scheduler thread wakes it only once the
+// filled chunks reach a high-water mark (kWakeAtFilled, 512 KiB of
+// records) or the producer could take no chunk, so a burst faster than the
+// polls neither waits long for a sleeping writer nor loses records to it. A wake is a
+// futex call that, on a virtual machine, sends an inter-processor interrupt
+// and tends to bring the writer onto the waker's own CPU (the kernel's
+// wake-affine rule), where it competes with the program: one wake per chunk
+// cost `blockread` about 100 us a chunk, 12% of its run. The price is that a
+// reader of the file lags the program by up to kPollMin (while it is busy),
+// and an idle program's writer wakes twenty times a second.
+//
 // The file lock. The writer's TraceWriter is used by the writer thread and,
 // on a crash, by the crash handler, never both: `file_owner` is taken by a
 // compare-and-swap around every use (0 free, 1 writer, 2 crash handler). A
@@ -210,25 +223,36 @@ void convert_chunk(Capture& c, std::uint32_t index, std::uint32_t from) {
   c.converting.store(-1, std::memory_order_relaxed);
 }
 
-void wait_for_work(Capture& c) {
+// The writer's polling periods and high-water mark (see "Waking the
+// writer").
+constexpr std::chrono::milliseconds kPollMin{2};
+constexpr std::chrono::milliseconds kPollMax{50};
+constexpr std::size_t kWakeAtFilled = CaptureBuffer::kMinBacklogChunks / 2;
+
+void wait_for_work(Capture& c, std::chrono::milliseconds period) {
   std::unique_lock<std::mutex> lock(c.mutex);
   c.writer_waiting.store(true);
   if (!c.buffer.has_filled() && !c.stopping.load() && !c.snapshot_requested.load())
-    c.wake.wait_for(lock, std::chrono::milliseconds(50));
+    c.wake.wait_for(lock, period);
   c.writer_waiting.store(false);
 }
 
-// Preallocation: the file's blocks are kept allocated at least
-// kPreallocSlack past its end, in steps as large as the file (from
-// kPreallocMin to kPreallocMax).
+// Preallocation: once the file passes kPreallocFrom, its blocks are kept
+// allocated at least kPreallocSlack past its end, in steps as large as the
+// file (from kPreallocMin to kPreallocMax).
 constexpr off_t kPreallocSlack = off_t{4} << 20;
 constexpr off_t kPreallocMin = off_t{8} << 20;
 constexpr off_t kPreallocMax = off_t{256} << 20;
+// Only files that grow past this: a short capture's file is written in a few
+// calls anyway, and giving blocks back at its end (ftruncate, a synchronous
+// discard on a file system mounted with it) would cost its program's exit.
+constexpr off_t kPreallocFrom = off_t{16} << 20;
 
 void preallocate_ahead(Capture& c) {
   if (c.prealloc_fd < 0) return;
   struct stat st {};
   if (fstat(c.prealloc_fd, &st) != 0) return;
+  if (st.st_size < kPreallocFrom) return;
   if (st.st_size + kPreallocSlack <= c.prealloc_end) return;
   const off_t step = std::clamp<off_t>(st.st_size, kPreallocMin, kPreallocMax);
   const off_t from = std::max(c.prealloc_end, st.st_size);
@@ -245,20 +269,27 @@ void preallocate_ahead(Capture& c) {
 void release_preallocation(Capture& c) noexcept {
   if (c.prealloc_fd < 0) return;
   struct stat st {};
-  if (fstat(c.prealloc_fd, &st) == 0) (void)ftruncate(c.prealloc_fd, st.st_size);
+  if (c.prealloc_end > 0 && fstat(c.prealloc_fd, &st) == 0) (void)ftruncate(c.prealloc_fd, st.st_size);
   ::close(c.prealloc_fd);
   c.prealloc_fd = -1;
 }
 
 // The writer hands its buffer to the file once this much is formatted.
 constexpr std::size_t kFlushBytes = kWriterBufferBytes / 2;
-// Chunks the writer keeps faulted in past the producer's highest: at least
-// 2 MiB (CaptureBuffer::prefault_ahead).
-constexpr std::uint32_t kPrefaultAheadChunks = 64;
+// Chunks the writer keeps faulted in past the producer's highest, at least
+// (CaptureBuffer::prefault_ahead doubles it as the producer takes more).
+// Each fault-in is cut short by a stop, so a short program does not wait
+// at exit for memory it will never use.
+constexpr std::uint32_t kPrefaultAheadChunks = 16;
 
 void stream_writer(Capture& c) {
+  std::chrono::milliseconds poll = kPollMin;
   for (;;) {
-    c.buffer.prefault_ahead(kPrefaultAheadChunks);
+    // Fresh memory only while the writer keeps up: a writer that is behind
+    // converts, and the producer reuses the chunks it gives back
+    // (capture_buffer.hpp, invariant 5).
+    if (c.buffer.filled_count() < c.buffer.backlog_limit())
+      c.buffer.prefault_ahead(kPrefaultAheadChunks, c.stopping);
     lock_file(c, kFileWriter);
     std::uint32_t index = 0;
     if (c.buffer.pop_filled(index)) {
@@ -274,13 +305,15 @@ void stream_writer(Capture& c) {
       }
       c.buffer.give_back(index);
       unlock_file(c);
+      poll = kPollMin;
       if (c.options.writer_delay_us > 0)
         std::this_thread::sleep_for(std::chrono::microseconds(c.options.writer_delay_us));
       continue;
     }
     unlock_file(c);
     if (c.stopping.load()) break;
-    wait_for_work(c);
+    wait_for_work(c, poll);
+    if (!c.buffer.has_filled()) poll = std::min(poll * 2, kPollMax);
   }
   lock_file(c, kFileWriter);
   ensure_calibrated(c, true);
@@ -361,7 +394,7 @@ Status write_ring_file(Capture& c, bool final) {
 void ring_writer(Capture& c) {
   c.buffer.prefault(c.stopping);
   for (;;) {
-    wait_for_work(c);
+    wait_for_work(c, kPollMax);
     if (c.snapshot_requested.exchange(false)) {
       std::lock_guard<std::mutex> guard(c.snapshot_mutex);
       Status s = write_ring_file(c, false);
@@ -474,8 +507,9 @@ void uninstall_handlers() {
   std::set_terminate(g_previous_terminate);
 }
 
-void wake_writer(void* context) {
+void wake_writer(void* context, bool starved) {
   auto* c = static_cast<Capture*>(context);
+  if (!starved && c->buffer.filled_count() < kWakeAtFilled) return;  // the writer's poll will find it
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (c->writer_waiting.load()) {
     std::lock_guard<std::mutex> lock(c->mutex);

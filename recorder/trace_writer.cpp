@@ -4,6 +4,7 @@
 #include <cassert>
 #include <charconv>
 #include <cstring>
+#include <utility>
 
 #include "recorder/sexp_syntax.hpp"
 
@@ -144,10 +145,26 @@ char* format_into(char* p, const R& r) {
 }  // namespace
 
 TraceWriter::TraceWriter(std::unique_ptr<ByteSink> sink)
-    : sink_(std::move(sink)), buffer_(kBufferBytes) {}
+    : sink_(std::move(sink)), buffer_(new char[kBufferBytes]), capacity_(kBufferBytes) {}
 TraceWriter::~TraceWriter() = default;
-TraceWriter::TraceWriter(TraceWriter&&) noexcept = default;
-TraceWriter& TraceWriter::operator=(TraceWriter&&) noexcept = default;
+TraceWriter::TraceWriter(TraceWriter&& other) noexcept
+    : sink_(std::move(other.sink_)),
+      buffer_(std::move(other.buffer_)),
+      capacity_(std::exchange(other.capacity_, 0)),
+      used_(std::exchange(other.used_, 0)),
+      bytes_written_(std::exchange(other.bytes_written_, 0)),
+      status_(std::move(other.status_)) {}
+TraceWriter& TraceWriter::operator=(TraceWriter&& other) noexcept {
+  if (this != &other) {
+    sink_ = std::move(other.sink_);
+    buffer_ = std::move(other.buffer_);
+    capacity_ = std::exchange(other.capacity_, 0);
+    used_ = std::exchange(other.used_, 0);
+    bytes_written_ = std::exchange(other.bytes_written_, 0);
+    status_ = std::move(other.status_);
+  }
+  return *this;
+}
 
 Result<TraceWriter> TraceWriter::create(const std::string& path, Compression compression) {
   auto sink = open_output(path, compression);
@@ -160,9 +177,16 @@ char* TraceWriter::reserve_slow(std::size_t n) {
     // A failed flush keeps the buffer; the bytes are dropped, the error kept.
     (void)flush();
     used_ = 0;
-    if (buffer_.size() < n) buffer_.resize(n);
+    if (capacity_ < n) grow(n);
   }
-  return buffer_.data() + used_;
+  return buffer_.get() + used_;
+}
+
+void TraceWriter::grow(std::size_t bytes) {
+  std::unique_ptr<char[]> bigger(new char[bytes]);
+  if (used_ > 0) std::memcpy(bigger.get(), buffer_.get(), used_);
+  buffer_ = std::move(bigger);
+  capacity_ = bytes;
 }
 
 template <class R>
@@ -214,12 +238,12 @@ void TraceWriter::write_line(std::string_view line) {
 }
 
 void TraceWriter::reserve_buffer(std::size_t bytes) {
-  if (buffer_.size() < bytes) buffer_.resize(bytes);
+  if (capacity_ < bytes) grow(bytes);
 }
 
 Status TraceWriter::flush() {
   if (used_ > 0 && status_.ok() && sink_ != nullptr) {
-    status_ = sink_->write(std::string_view(buffer_.data(), used_));
+    status_ = sink_->write(std::string_view(buffer_.get(), used_));
     bytes_written_ += used_;
   }
   used_ = 0;

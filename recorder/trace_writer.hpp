@@ -78,15 +78,21 @@ class TraceWriter {
 
  private:
   char* reserve(std::size_t n) {
-    return buffer_.size() - used_ >= n ? buffer_.data() + used_ : reserve_slow(n);
+    return capacity_ - used_ >= n ? buffer_.get() + used_ : reserve_slow(n);
   }
   char* reserve_slow(std::size_t n);
   template <class R>
   void write_one(const R& r);
-  void commit(char* end) { used_ = static_cast<std::size_t>(end - buffer_.data()); }
+  void commit(char* end) { used_ = static_cast<std::size_t>(end - buffer_.get()); }
+  // A larger buffer keeping the bytes used so far.
+  void grow(std::size_t bytes);
 
   std::unique_ptr<ByteSink> sink_;
-  std::vector<char> buffer_;
+  // Not zero-filled (new char[], default-initialised): a capture reserves a
+  // large buffer at start for its crash path, and only the part written to
+  // should ever be faulted in.
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_ = 0;
   std::size_t used_ = 0;
   std::uint64_t bytes_written_ = 0;
   Status status_;

@@ -5,8 +5,9 @@
 // (trace_record.hpp): if this OS thread owns it and it has room, the record
 // is stored there inline (a bounds check, an owner check, a few stores; a
 // spawn also looks its site up in the runtime's site cache). Otherwise, and
-// for records that carry a string (label, counter, a failure's message), the
-// hook calls its out-of-line half (trace_hooks.cpp), which calls the sink:
+// for records that carry a string the runtime's string cache does not know
+// yet (a label or counter text seen for the first time, a failure's
+// message), the hook calls its out-of-line half (trace_hooks.cpp), which calls the sink:
 // for a plain sink that is every record; for a buffering sink it is the rare
 // case (a full chunk, a new site, a foreign thread), and the sink writes the
 // record through the window itself. Sinks must not throw.
@@ -114,10 +115,26 @@ inline void trace_switch(ThreadId thread) {
   }
 }
 inline void trace_label(ThreadId thread, std::string_view text) {
-  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] trace_label_slow(thread, text);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (trace::Record* r = trace::detail::own_slot()) {  // the string cache is the owner's
+      if (const std::uint32_t id = trace::detail::cached_string(text); id != ~std::uint32_t{0}) {
+        trace::detail::write_record_at<RecordCode::label>(trace::detail::g_record_window, r, 0, thread, 0, id);
+        return;
+      }
+    }
+    trace_label_slow(thread, text);
+  }
 }
 inline void trace_counter(std::string_view name, std::int64_t value) {
-  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] trace_counter_slow(name, value);
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (trace::Record* r = trace::detail::own_slot()) {
+      if (const std::uint32_t id = trace::detail::cached_string(name); id != ~std::uint32_t{0}) {
+        trace::detail::write_record_at<RecordCode::counter>(trace::detail::g_record_window, r, 0, 0, value, id);
+        return;
+      }
+    }
+    trace_counter_slow(name, value);
+  }
 }
 inline void trace_idle() {
   if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {

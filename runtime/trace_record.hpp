@@ -30,29 +30,48 @@
 //      an earlier capture) never matches.
 //   3. The site cache maps a std::source_location (by the address of its
 //      static data, which identifies the call site) to the site id the
-//      window's sink gave it; the sink clears it whenever it opens a window
-//      on a new capture, since ids belong to one capture. Only the window's
-//      owner reads or writes it.
+//      window's sink gave it; the string cache maps the bytes of a label's
+//      or counter's text to the string id the sink gave them. The sink
+//      clears both whenever it opens a window on a new capture, since ids
+//      belong to one capture. Only the window's owner reads or writes them.
+//   4. A string cache entry is found by the address of the caller's text
+//      but is a hit only if the bytes are equal to the interned copy it
+//      points at (the sink's arena, which never moves during a capture):
+//      a buffer reused for other text, at the same address, misses.
 //
 // Time stamps. Reading the time-stamp counter costs ~8-12 ns, more than the
-// rest of a record, so not every record reads it. A record reads it when it
-// is a boundary (switch, idle, notify: control changes hands, or the loop
-// has blocked), when the record before was a boundary, when a bind or map
-// callback has returned since the last record (g_user_code_returned), or
-// when the last kStampEvery - 1 records did not. Any other record carries
-// the time of the record before. So times never decrease, no record takes
-// its time from before a block or from before a callback's work, and a time
-// is at most kStampEvery - 1 records early: the runtime's own steps between
-// two pieces of user code, a few nanoseconds each. The sink converts ticks
-// to nanoseconds later (the capture, in its writer thread).
+// rest of a record, so not every record reads it: only where time may have
+// passed that the records do not show, which is where user code ran or the
+// loop blocked. A record reads it
+//   - when it is an idle (the loop blocks) or a switch back to the
+//     scheduler (a thread's run, and whatever user code it ran, ends);
+//   - when it is the first record after an idle (the block is over) or
+//     after a switch to a thread (its user code has started);
+//   - when a bind or map callback has returned since the last record
+//     (g_user_code_returned);
+//   - when the last kStampEvery - 1 records did not.
+// Any other record carries the time of the record before. So times never
+// decrease, no record takes its time from before a block, the start or end
+// of a run, or a callback's work, and a time is at most kStampEvery - 1
+// records early: the runtime's own steps between two pieces of user code,
+// a few nanoseconds each. The scheduler's own records (a switch to the next
+// thread, a timer's notify) and a notify are not points where time passes
+// unseen; stamping them and the record after each, as an earlier rule did,
+// cost the hand-over workloads a third of their tracing time. (Inside a
+// fiber or coroutine, the user code between two of its records is not
+// seen: the later record may carry the earlier one's time, until the switch
+// back out.) The sink converts ticks to nanoseconds later (the capture, in
+// its writer thread).
 #pragma once
 
 #include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <ctime>
 #include <source_location>
+#include <string_view>
 
 #include "runtime/thread_id.hpp"
 
@@ -150,18 +169,45 @@ inline constexpr bool kSiteCacheable = sizeof(std::source_location) == sizeof(co
   return g_site_cache[(reinterpret_cast<std::uintptr_t>(key) >> 3) & (kSiteCacheSize - 1)];
 }
 
-// The ticks for a record of `head`, reading the counter only when needed.
+// --- the string cache (invariants 3 and 4) ---
+inline constexpr std::size_t kStringCacheSize = 256;
+// Longer texts always take the sink's path (comparing them would cost more
+// than the lookup saves).
+inline constexpr std::size_t kStringCacheMaxBytes = 64;
+struct StringCacheEntry {
+  const char* key = nullptr;   // the caller's text, where it was last seen
+  const char* text = nullptr;  // the interned copy
+  std::uint32_t size = 0;
+  std::uint32_t id = 0;
+};
+inline StringCacheEntry g_string_cache[kStringCacheSize];
+[[nodiscard]] inline StringCacheEntry& string_slot(const char* key) noexcept {
+  const auto k = reinterpret_cast<std::uintptr_t>(key);
+  return g_string_cache[((k >> 4) ^ (k >> 12)) & (kStringCacheSize - 1)];
+}
+// The id of `text`, if the cache holds it; ~0u otherwise.
+[[nodiscard]] inline std::uint32_t cached_string(std::string_view text) noexcept {
+  const StringCacheEntry& e = string_slot(text.data());
+  if (e.key == text.data() && e.size == text.size() && e.key != nullptr &&
+      std::memcmp(e.text, text.data(), text.size()) == 0)
+    return e.id;
+  return ~std::uint32_t{0};
+}
+
+// The ticks for a record of `Head` whose first thread is `a`, reading the
+// counter only when needed (the rule above).
 template <RecordCode Head>
-[[nodiscard]] inline std::uint64_t stamp(RecordWindow& w) noexcept {
-  constexpr bool kBoundary = Head == RecordCode::switch_ || Head == RecordCode::idle || Head == RecordCode::notify;
-  if constexpr (!kBoundary) {
-    if (w.since_stamp < kStampEvery - 1 && !g_user_code_returned) [[likely]] {
-      ++w.since_stamp;
-      return w.last_ticks;
-    }
+[[nodiscard]] inline std::uint64_t stamp(RecordWindow& w, std::int64_t a) noexcept {
+  // A run ends (idle: the loop blocks; a switch back to the scheduler) or
+  // starts (a switch to a thread) here.
+  const bool ends = Head == RecordCode::idle || (Head == RecordCode::switch_ && a == kScheduler);
+  const bool starts = Head == RecordCode::idle || (Head == RecordCode::switch_ && a != kScheduler);
+  if (!ends && w.since_stamp < kStampEvery - 1 && !g_user_code_returned) [[likely]] {
+    w.since_stamp = starts ? kStampEvery : w.since_stamp + 1;
+    return w.last_ticks;
   }
   g_user_code_returned = false;
-  w.since_stamp = kBoundary ? kStampEvery : 0;  // after a boundary, stamp again
+  w.since_stamp = starts ? kStampEvery : 0;  // kStampEvery: the next record stamps too
   w.last_ticks = read_ticks();
   return w.last_ticks;
 }
@@ -170,7 +216,7 @@ template <RecordCode Head>
 template <RecordCode Head>
 [[gnu::always_inline]] inline void write_record_at(RecordWindow& w, Record* r, std::uint8_t code, std::int64_t a,
                                                    std::int64_t b, std::uint32_t ref) noexcept {
-  r->ticks = stamp<Head>(w);
+  r->ticks = stamp<Head>(w, a);
   r->a = a;
   r->b = b;
   r->ref = ref;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -283,5 +284,46 @@ TEST_CASE("records from a foreign OS thread are refused on the inline path too")
   }
   CHECK(spawns == 10);
   CHECK(resolves == 10);
+  std::remove(trace.c_str());
+}
+
+TEST_CASE("labels and counters from the runtime's string cache keep their text, even in a reused buffer") {
+  const std::string trace = temp_path("strings.sexp");
+  trace::CaptureOptions options;
+  options.path = trace;
+  options.crash_handlers = false;
+  REQUIRE(trace::start(options).ok());
+  // One buffer, rewritten in place: the same address holds other text each
+  // time, so an entry found by address must still be checked by content.
+  char reused[16] = {};
+  std::vector<std::string> labels, counters;
+  for (int i = 0; i < 3000; ++i) {
+    skein::label("steady");  // a literal: after the first, from the cache
+    labels.push_back("steady");
+    std::snprintf(reused, sizeof reused, "name-%d", i % 7);
+    skein::label(reused);
+    labels.push_back(reused);
+    skein::counter(reused, i);
+    counters.push_back(std::string(reused) + " " + std::to_string(i));
+    skein::counter("queue.depth", -i);
+    counters.push_back("queue.depth " + std::to_string(-i));
+  }
+  const std::string long_text(trace::detail::kStringCacheMaxBytes + 1, 'x');  // never cached
+  skein::label(long_text);
+  skein::label(long_text);
+  labels.insert(labels.end(), 2, long_text);
+  REQUIRE(trace::stop().ok());
+
+  std::vector<std::string> got_labels, got_counters;
+  for (const auto& record : trace_records(trace)) {
+    const auto q = record.find('"');
+    const auto q2 = record.find('"', q + 1);
+    if (record.rfind("(label ", 0) == 0) got_labels.push_back(record.substr(q + 1, q2 - q - 1));
+    if (record.rfind("(counter ", 0) == 0)
+      got_counters.push_back(record.substr(q + 1, q2 - q - 1) + " " +
+                             record.substr(q2 + 2, record.size() - q2 - 3));
+  }
+  REQUIRE(got_labels == labels);
+  REQUIRE(got_counters == counters);
   std::remove(trace.c_str());
 }
