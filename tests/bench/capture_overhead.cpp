@@ -12,7 +12,8 @@
 //                  still made, and paid for, the records it dropped)
 //   writer ns/rec  writer thread CPU time / records                 <= 50
 //   bytes/record   file size / records                              <= 32
-// and blockread traced / untraced wall time <= 1.05. The records of a run
+// and blockread traced / untraced wall time <= 1.05 (the median over
+// kBlockPairs back-to-back pairs a round). The records of a run
 // include its untimed warm-up (N/10 operations), so records per operation
 // = records / (1.1 N x operations per N). Medians over the rounds.
 #include <sys/stat.h>
@@ -82,6 +83,13 @@ double wall_seconds(const std::vector<std::string>& argv, const std::vector<std:
   return r.exit_code == 0 ? s : -1;
 }
 
+// blockread runs for about a tenth of a second, mostly in system calls, and
+// its wall time varies by several percent from one run to the next on a
+// shared machine: each round runs it this many times untraced and traced,
+// each pair back to back, and the figure is the median of all the pairs'
+// ratios.
+constexpr int kBlockPairs = 6;
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,11 +127,13 @@ int main(int argc, char** argv) {
     }
     const std::vector<std::string> block = {SKEIN_BLOCKREAD, "--requests", "4000", "--in-flight", "8",
                                             "--latency-us", "0"};
-    const double off = wall_seconds(block, {});
-    const double on = wall_seconds(block, {"SKEIN_TRACE=" + trace});
-    std::remove(trace.c_str());
-    if (off > 0 && on > 0) block_ratio.push_back(on / off);
-    else failed = true;
+    for (int pair = 0; pair < kBlockPairs; ++pair) {
+      const double off = wall_seconds(block, {});
+      const double on = wall_seconds(block, {"SKEIN_TRACE=" + trace});
+      std::remove(trace.c_str());
+      if (off > 0 && on > 0) block_ratio.push_back(on / off);
+      else failed = true;
+    }
   }
 
   using skein::bench::median;
@@ -146,7 +156,7 @@ int main(int argc, char** argv) {
   const double br = block_ratio.empty() ? -1 : median(block_ratio);
   const bool block_ok = br > 0 && br <= 1.05;
   met = met && block_ok;
-  std::printf("  blockread (4000 reads) traced / untraced wall time: %.3f (target <= 1.05)  %s\n", br,
-              block_ok ? "ok" : "MISSED");
+  std::printf("  blockread (4000 reads) traced / untraced wall time, median of %zu pairs: %.3f (target <= 1.05)  %s\n",
+              block_ratio.size(), br, block_ok ? "ok" : "MISSED");
   return met ? 0 : 1;
 }
