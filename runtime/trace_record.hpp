@@ -182,8 +182,9 @@ struct StringCacheEntry {
 };
 inline StringCacheEntry g_string_cache[kStringCacheSize];
 [[nodiscard]] inline StringCacheEntry& string_slot(const char* key) noexcept {
-  const auto k = reinterpret_cast<std::uintptr_t>(key);
-  return g_string_cache[((k >> 4) ^ (k >> 12)) & (kStringCacheSize - 1)];
+  // Every bit of the address counts: string literals sit a few bytes apart.
+  const auto k = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key));
+  return g_string_cache[(k * 0x9e3779b97f4a7c15ull) >> (64 - std::countr_zero(kStringCacheSize))];
 }
 // The id of `text`, if the cache holds it; ~0u otherwise.
 [[nodiscard]] inline std::uint32_t cached_string(std::string_view text) noexcept {
