@@ -57,7 +57,9 @@
 // a few nanoseconds each. The scheduler's own records (a switch to the next
 // thread, a timer's notify) and a notify are not points where time passes
 // unseen; stamping them and the record after each, as an earlier rule did,
-// cost the hand-over workloads a third of their tracing time. (Inside a
+// read the clock at half of the pause workload's records (W2) and 71% of the
+// fiber hand-over's (W5), against a quarter and 29% under this rule: about
+// 5 ns a record of W5, half its budget. (Inside a
 // fiber or coroutine, the user code between two of its records is not
 // seen: the later record may carry the earlier one's time, until the switch
 // back out.) The sink converts ticks to nanoseconds later (the capture, in
