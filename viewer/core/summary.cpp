@@ -25,14 +25,6 @@ constexpr ColumnName kColumns[] = {
     {"name", SummaryColumn::name},
 };
 
-using Accumulator = DurationAccumulator;
-
-struct Group {
-  TimeNs run_time = 0;
-  std::uint64_t failures = 0;
-  Accumulator lifetime;
-  Accumulator run;
-};
 
 std::string group_name(const StoredThread& t, SummaryGrouping by,
                        const std::map<std::int64_t, const StoredSite*>& sites) {
@@ -48,19 +40,6 @@ std::string group_name(const StoredThread& t, SummaryGrouping by,
     }
   }
   return {};
-}
-
-SummaryRow make_row(std::string name, const Group& g, TimeNs total_run) {
-  SummaryRow r;
-  r.name = std::move(name);
-  r.run_time = g.run_time;
-  r.percent_time =
-      total_run > 0 ? 100.0 * static_cast<double>(g.run_time) / static_cast<double>(total_run) : 0.0;
-  r.threads = g.lifetime.n;
-  r.failures = g.failures;
-  r.lifetime = g.lifetime.stats();
-  r.run = g.run.stats();
-  return r;
 }
 
 double sort_key(const SummaryRow& r, SummaryColumn c) {
@@ -121,21 +100,16 @@ Summary summarize(const std::vector<StoredThread>& threads, const std::vector<St
                   TimeNs end_time, SummaryGrouping by, SummaryColumn sort) {
   std::map<std::int64_t, const StoredSite*> site_index;
   for (const StoredSite& s : sites) site_index.emplace(s.id, &s);
-  std::map<std::string, Group> groups;
-  Group all;
+  std::map<std::string, SummaryGroup> groups;
+  SummaryGroup all;
   for (const StoredThread& t : threads) {
     const double lifetime = static_cast<double>(thread_lifetime(t, end_time));
     const bool failed = t.outcome && *t.outcome == "fail";
-    for (Group* g : {&groups[group_name(t, by, site_index)], &all}) {
-      g->run_time += t.run_time;
-      g->failures += failed ? 1 : 0;
-      g->lifetime.add(lifetime);
-      g->run.add(static_cast<double>(t.run_time));
-    }
+    for (SummaryGroup* g : {&groups[group_name(t, by, site_index)], &all}) g->add(lifetime, t.run_time, failed);
   }
   Summary summary;
-  for (const auto& [name, g] : groups) summary.rows.push_back(make_row(name, g, all.run_time));
-  summary.total = make_row("total", all, all.run_time);
+  for (const auto& [name, g] : groups) summary.rows.push_back(g.row(name, all.run_time));
+  summary.total = all.row("total", all.run_time);
   // Ties (and --sort name) by name: the map gave them in that order, and
   // the sort is stable.
   if (sort != SummaryColumn::name)

@@ -42,28 +42,10 @@ std::int64_t group_key(const TimelineThread& t, SummaryGrouping by) {
   return 0;
 }
 
-using Accumulator = DurationAccumulator;
-
-struct Group {
+// A summary group with the name of its label, kind or site.
+struct Group : SummaryGroup {
   std::string name;
-  TimeNs run_time = 0;
-  std::uint64_t failures = 0;
-  Accumulator lifetime;
-  Accumulator run;
 };
-
-SummaryRow make_row(std::string name, const Group& g, TimeNs total_run) {
-  SummaryRow r;
-  r.name = std::move(name);
-  r.run_time = g.run_time;
-  r.percent_time =
-      total_run > 0 ? 100.0 * static_cast<double>(g.run_time) / static_cast<double>(total_run) : 0.0;
-  r.threads = g.lifetime.n;
-  r.failures = g.failures;
-  r.lifetime = g.lifetime.stats();
-  r.run = g.run.stats();
-  return r;
-}
 
 }  // namespace
 
@@ -91,7 +73,7 @@ TimelineSummary summarize_timeline(const TimelineData& data, SummaryGrouping by,
   std::unordered_map<std::int64_t, std::uint32_t> group_of_key;
   std::vector<std::int64_t> group_of_string(by == SummaryGrouping::site ? 0 : data.strings.size(), -1);
   std::vector<std::uint32_t> group_of_thread(data.threads.size(), 0);
-  Group all;
+  SummaryGroup all;
   // Threads in id order, as the store lists them: the same order of
   // floating-point additions as summarize() over store.threads().
   for (std::size_t i = 0; i < data.threads.size(); ++i) {
@@ -113,7 +95,7 @@ TimelineSummary summarize_timeline(const TimelineData& data, SummaryGrouping by,
         auto named = group_of_name.find(name);
         if (named == group_of_name.end()) {
           named = group_of_name.emplace(name, static_cast<std::uint32_t>(groups.size())).first;
-          groups.push_back(Group{std::move(name), {}, {}, {}, {}});
+          groups.emplace_back().name = std::move(name);
         }
         group = named->second;
         if (slot) *slot = group;
@@ -123,12 +105,8 @@ TimelineSummary summarize_timeline(const TimelineData& data, SummaryGrouping by,
     group_of_thread[i] = static_cast<std::uint32_t>(group);
     const double lifetime = static_cast<double>(timeline_thread_lifetime(data, t));
     const bool failed = t.outcome == ThreadOutcome::fail;
-    for (Group* g : {&groups[static_cast<std::size_t>(group)], &all}) {
-      g->run_time += t.run_time;
-      g->failures += failed ? 1 : 0;
-      g->lifetime.add(lifetime);
-      g->run.add(static_cast<double>(t.run_time));
-    }
+    for (SummaryGroup* g : {static_cast<SummaryGroup*>(&groups[static_cast<std::size_t>(group)]), &all})
+      g->add(lifetime, t.run_time, failed);
   }
 
   // Rows by name, then (stably) by run time, descending: summarize()'s order.
@@ -142,10 +120,10 @@ TimelineSummary summarize_timeline(const TimelineData& data, SummaryGrouping by,
   std::vector<std::uint32_t> row_of_group(groups.size(), 0);
   for (std::size_t r = 0; r < row_groups.size(); ++r) {
     const Group& g = groups[row_groups[r]];
-    out.summary.rows.push_back(make_row(g.name, g, all.run_time));
+    out.summary.rows.push_back(g.row(g.name, all.run_time));
     row_of_group[row_groups[r]] = static_cast<std::uint32_t>(r);
   }
-  out.summary.total = make_row("total", all, all.run_time);
+  out.summary.total = all.row("total", all.run_time);
 
   // Members in (start, id) order: threads are by id, so (start, index);
   // usually already so (ids grow with time), else sorted as contiguous keys.
