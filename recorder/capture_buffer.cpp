@@ -242,13 +242,12 @@ void CaptureBuffer::prefault_ahead(std::uint32_t ahead, const std::atomic<bool>&
   if (wanted > std::uint64_t{done} + kPrefaultStep) wanted = std::uint64_t{done} + kPrefaultStep;
   const auto limit = static_cast<std::uint32_t>(wanted < count_ ? wanted : count_);
   while (done < limit && !stop.load(std::memory_order_relaxed)) {
-    if (madvise(&chunks_[done], sizeof(Chunk), MADV_POPULATE_WRITE) != 0) {
-      done = static_cast<std::uint32_t>(count_);  // unsupported: the producer faults on use
-      break;
-    }
-    prefaulted_.store(++done, std::memory_order_relaxed);
+    // Unsupported: the producer faults on use. Otherwise published chunk
+    // by chunk, so the producer may take each as soon as it is in.
+    done = madvise(&chunks_[done], sizeof(Chunk), MADV_POPULATE_WRITE) == 0 ? done + 1
+                                                                            : static_cast<std::uint32_t>(count_);
+    prefaulted_.store(done, std::memory_order_relaxed);
   }
-  prefaulted_.store(done, std::memory_order_relaxed);
 #else
   (void)ahead;
   (void)stop;
