@@ -93,6 +93,8 @@ SKEIN_SAME_HEAD(idle);
 SKEIN_SAME_HEAD(gc);
 SKEIN_SAME_HEAD(lost);
 SKEIN_SAME_HEAD(end);
+SKEIN_SAME_HEAD(return_);
+SKEIN_SAME_HEAD(should_resolve);
 #undef SKEIN_SAME_HEAD
 
 inline constexpr std::size_t kChunkBytes = 32 * 1024;

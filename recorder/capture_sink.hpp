@@ -82,6 +82,10 @@ class CaptureSink final : public trace::Sink {
     if (!owned()) [[unlikely]] return refuse();
     emit<RecordCode::idle>(0, 0, 0, 0);
   }
+  void should_resolve(ThreadId thread) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit<RecordCode::should_resolve>(0, thread, 0, 0);
+  }
 
   [[nodiscard]] std::uint64_t refused() const noexcept { return refused_.load(std::memory_order_relaxed); }
 

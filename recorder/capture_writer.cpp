@@ -238,6 +238,8 @@ void CapturedRecordWriter::write_slow(TraceWriter& out, const CapturedRecord& c)
     case RecordHead::lost: out.write(LostRecord{t, c.a}); return;
     case RecordHead::gc: out.write(GcRecord{t, c.a}); return;
     case RecordHead::end: out.write(EndRecord{t}); return;
+    case RecordHead::should_resolve: out.write(ShouldResolveRecord{t, c.a}); return;
+    case RecordHead::return_: return;  // the runtime records none (FORMAT.md)
     case RecordHead::site: return;  // sites travel in the site table, not as records
   }
 }

@@ -3,6 +3,8 @@
 // the layout and the mapping.
 #include "recorder/ctf_importer.hpp"
 
+#include "recorder/lwt_switch.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -18,6 +20,9 @@ constexpr std::size_t kEventHeaderBytes = 9;    // timestamp, id
 constexpr std::size_t kThreadBytes = 8;         // the context: the thread
 constexpr std::size_t kGcId = 8;
 constexpr std::size_t kMaxCounters = 4096;
+// MProf.Trace.should_resolve labels the thread with this text ("Hack!", its
+// source says); mirage-trace-viewer reads it as the same hint.
+constexpr std::string_view kShouldResolveLabel = "__should_resolve";
 // The window starts small (traces in tests and fuzzing are tiny) and doubles
 // while reads fill it, up to a chunk of kWindowBytes; it also grows to hold
 // one event with the longest string (fixed fields + kMaxStringBytes + NUL).
@@ -172,11 +177,14 @@ struct CtfImporter::State {
   std::array<std::uint64_t, kCtfEventIds> counts{};
   std::map<std::string, std::int64_t, std::less<>> counters;  // running totals
   std::array<char, 32> kind{};                                  // thread-type-N
+  LwtSwitchClassifier switches;
 };
 
 CtfImporter::CtfImporter(std::unique_ptr<ByteSource> source, std::string name)
     : TraceSource("mirage-ctf", std::move(name)), s_(std::make_unique<State>(std::move(source))) {
   header_.set("source-format", "mirage-ctf");
+  // Lwt's main loop runs as thread 0 (lwt_switch.hpp).
+  header_.set("scheduler-thread", "0");
 }
 CtfImporter::~CtfImporter() = default;
 
@@ -391,9 +399,11 @@ TraceSource::Step CtfImporter::next() {
         break;
       }
       case 1:   // read
-      case 10:  // try_read
       case 12:  // read, no switch
         record_ = ReadRecord{time, thread, static_cast<ThreadId>(load_u64(fields))};
+        break;
+      case 10:  // try_read: THREAD found SOURCE still pending and waits on it
+        record_ = WaitRecord{time, thread, static_cast<ThreadId>(load_u64(fields))};
         break;
       case 2:  // fulfills
         record_ = ResolveRecord{time, static_cast<ThreadId>(load_u64(fields)), thread, Outcome::ok,
@@ -406,8 +416,9 @@ TraceSource::Step CtfImporter::next() {
       case 4:  // becomes
         record_ = MergeRecord{time, thread, static_cast<ThreadId>(load_u64(fields))};
         break;
-      case 5:  // label
-        record_ = LabelRecord{time, thread, text};
+      case 5:  // label; mirage-profile's should_resolve is a label with a reserved text
+        if (text == kShouldResolveLabel) record_ = ShouldResolveRecord{time, thread};
+        else record_ = LabelRecord{time, thread, text};
         break;
       case 6:    // increase
       case 11: {  // counter
@@ -427,8 +438,9 @@ TraceSource::Step CtfImporter::next() {
         record_ = CounterRecord{time, it->first, it->second};
         break;
       }
-      case 7:  // switch
-        record_ = SwitchRecord{time, thread};
+      case 7:  // switch: the scheduler's, or a return inside a wakeup (lwt_switch.hpp)
+        if (s.switches.scheduler_switch(thread)) record_ = SwitchRecord{time, thread};
+        else record_ = ReturnRecord{time, thread};
         break;
       case kGcId: {  // gc: no thread; the duration sits where the thread would
         const std::uint64_t duration = load_u64(e + kEventHeaderBytes);

@@ -58,6 +58,10 @@ void EventBatch::add(const Record& record) {
           timed(r.time); value(r.duration);
         } else if constexpr (std::is_same_v<R, LostRecord>) {
           timed(r.time); value(r.count);
+        } else if constexpr (std::is_same_v<R, ReturnRecord>) {
+          timed(r.time); actor(r.thread);
+        } else if constexpr (std::is_same_v<R, ShouldResolveRecord>) {
+          timed(r.time); target(r.thread);
         } else {
           static_assert(std::is_same_v<R, IdleRecord> || std::is_same_v<R, EndRecord>);
           timed(r.time);

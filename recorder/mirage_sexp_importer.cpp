@@ -3,6 +3,8 @@
 // format and the mapping.
 #include "recorder/mirage_sexp_importer.hpp"
 
+#include "recorder/lwt_switch.hpp"
+
 #include <cstring>
 #include <limits>
 #include <string_view>
@@ -469,6 +471,7 @@ void set_time(Record& r, TimeNs time) {
 }  // namespace
 
 struct MirageSexpImporter::State {
+  LwtSwitchClassifier switches;
   explicit State(std::unique_ptr<ByteSource> source) : lines(std::move(source)) {}
   LineSplitter lines;
   SexpLineParser parser;
@@ -480,6 +483,8 @@ struct MirageSexpImporter::State {
 MirageSexpImporter::MirageSexpImporter(std::unique_ptr<ByteSource> source, std::string name)
     : TraceSource("mirage-sexp", std::move(name)), s_(std::make_unique<State>(std::move(source))) {
   header_.set("source-format", "mirage-sexp");
+  // Lwt's main loop runs as thread 0 (lwt_switch.hpp).
+  header_.set("scheduler-thread", "0");
 }
 MirageSexpImporter::~MirageSexpImporter() = default;
 
@@ -539,6 +544,8 @@ TraceSource::Step MirageSexpImporter::next() {
       time = 0;
     }
     set_time(record_, time);
+    if (const auto* sw = std::get_if<SwitchRecord>(&record_); sw != nullptr && !s.switches.scheduler_switch(sw->thread))
+      record_ = ReturnRecord{sw->time, sw->thread};
     return Step::record;
   }
 }

@@ -289,6 +289,8 @@ struct ModelDerivation::State {
   }
 
   void on(const SwitchRecord& r) { run(mention(r.thread, r.time), r.time); }
+  void on(const ReturnRecord& r) { run(mention(r.thread, r.time), r.time); }
+  void on(const ShouldResolveRecord& r) { mention(r.thread, r.time); }
 
   void on(const WaitRecord& r) {
     run(mention(r.waiter, r.time), r.time);

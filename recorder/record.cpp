@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::array<std::string_view, kRecordHeadCount> kHeadNames = {
     "site", "spawn", "label", "switch", "wait", "read", "notify",
-    "resolve", "merge", "counter", "idle", "gc", "lost", "end"};
+    "resolve", "merge", "counter", "idle", "gc", "lost", "end", "return", "should-resolve"};
 
 constexpr std::array<std::string_view, 3> kOutcomeNames = {"ok", "fail", "cancel"};
 
@@ -56,6 +56,7 @@ std::optional<ThreadId> actor_of(const Record& r) {
         else if constexpr (std::is_same_v<R, NotifyRecord>) return rec.sender;
         else if constexpr (std::is_same_v<R, ResolveRecord>) return rec.by;
         else if constexpr (std::is_same_v<R, MergeRecord>) return rec.thread;
+        else if constexpr (std::is_same_v<R, ReturnRecord>) return rec.thread;
         else return std::nullopt;
       },
       r);

@@ -110,14 +110,29 @@ struct LostRecord {
 struct EndRecord {
   TimeNs time = 0;
 };
+// Control comes back to `thread` inside the turn that is running, with no
+// scheduler in between (FORMAT.md: imported traces only).
+struct ReturnRecord {
+  TimeNs time = 0;
+  ThreadId thread = 0;
+};
+// The program expects `thread` to resolve: still pending when the trace
+// ends, it is an error even in a snapshot.
+struct ShouldResolveRecord {
+  TimeNs time = 0;
+  ThreadId thread = 0;
+};
 
 // The order of alternatives is the order of RecordHead below.
 using Record = std::variant<SiteRecord, SpawnRecord, LabelRecord, SwitchRecord, WaitRecord,
                             ReadRecord, NotifyRecord, ResolveRecord, MergeRecord, CounterRecord,
-                            IdleRecord, GcRecord, LostRecord, EndRecord>;
+                            IdleRecord, GcRecord, LostRecord, EndRecord, ReturnRecord,
+                            ShouldResolveRecord>;
 
+// Codes are stable: a new head is added at the end (the store keeps them).
 enum class RecordHead : std::uint8_t {
-  site, spawn, label, switch_, wait, read, notify, resolve, merge, counter, idle, gc, lost, end
+  site, spawn, label, switch_, wait, read, notify, resolve, merge, counter, idle, gc, lost, end,
+  return_, should_resolve
 };
 inline constexpr std::size_t kRecordHeadCount = std::variant_size_v<Record>;
 
@@ -134,7 +149,7 @@ inline constexpr std::size_t kRecordHeadCount = std::variant_size_v<Record>;
 [[nodiscard]] std::optional<TimeNs> time_of(const Record& r);
 
 // The thread doing the record (FORMAT.md, "actor"), or nullopt for records
-// that have no actor (site, counter, idle, gc, lost, end).
+// that have no actor (site, counter, idle, gc, lost, end, should-resolve).
 [[nodiscard]] std::optional<ThreadId> actor_of(const Record& r);
 
 // Calls f(id) for every thread id a record names, the scheduler included.
@@ -144,7 +159,8 @@ void for_each_thread(const Record& r, F&& f) {
       [&](const auto& rec) {
         using R = std::decay_t<decltype(rec)>;
         if constexpr (std::is_same_v<R, SpawnRecord>) { f(rec.child); f(rec.parent); }
-        else if constexpr (std::is_same_v<R, LabelRecord> || std::is_same_v<R, SwitchRecord>) { f(rec.thread); }
+        else if constexpr (std::is_same_v<R, LabelRecord> || std::is_same_v<R, SwitchRecord> ||
+                           std::is_same_v<R, ReturnRecord> || std::is_same_v<R, ShouldResolveRecord>) { f(rec.thread); }
         else if constexpr (std::is_same_v<R, WaitRecord>) { f(rec.waiter); f(rec.input); }
         else if constexpr (std::is_same_v<R, ReadRecord>) { f(rec.reader); f(rec.input); }
         else if constexpr (std::is_same_v<R, NotifyRecord>) { f(rec.sender); f(rec.receiver); }

@@ -48,10 +48,14 @@ std::optional<RecordHead> lookup_head(std::string_view h) {
     case 6:
       if (h == "switch") return RecordHead::switch_;
       if (h == "notify") return RecordHead::notify;
+      if (h == "return") return RecordHead::return_;
       break;
     case 7:
       if (h == "resolve") return RecordHead::resolve;
       if (h == "counter") return RecordHead::counter;
+      break;
+    case 14:
+      if (h == "should-resolve") return RecordHead::should_resolve;
       break;
     default:
       break;
@@ -421,6 +425,18 @@ bool LineCursor::record_fields(RecordHead h, Record& out) {
     case RecordHead::end: {
       EndRecord r;
       if (!time(r.time)) return false;
+      out = r;
+      return true;
+    }
+    case RecordHead::return_: {
+      ReturnRecord r;
+      if (!time(r.time) || !thread(r.thread)) return false;
+      out = r;
+      return true;
+    }
+    case RecordHead::should_resolve: {
+      ShouldResolveRecord r;
+      if (!time(r.time) || !thread(r.thread)) return false;
       out = r;
       return true;
     }

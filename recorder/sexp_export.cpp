@@ -90,6 +90,12 @@ class RecordRebuilder {
         if (!count(row.value, "count")) break;
         return LostRecord{t, *row.value};
       case RecordHead::end: return EndRecord{t};
+      case RecordHead::return_:
+        if (!need(row.actor, "thread")) break;
+        return ReturnRecord{t, *row.actor};
+      case RecordHead::should_resolve:
+        if (!need(row.target, "thread")) break;
+        return ShouldResolveRecord{t, *row.target};
     }
     return std::nullopt;
   }

@@ -112,6 +112,10 @@ Status check_store_schema(SqliteDatabase& db) {
     // database at all ("file is not a database").
     return not_skein(db, "not an SQLite database: " + version.error().message);
   }
+  if (version.value() >= 1 && version.value() < kStoreSchemaVersion)
+    return file_error(db.name(), "a database of an older Skein (schema " + std::to_string(version.value()) +
+                                     ", this one reads schema " + std::to_string(kStoreSchemaVersion) +
+                                     "): import its trace again");
   if (version.value() != kStoreSchemaVersion)
     return not_skein(db, "user_version " + std::to_string(version.value()) + ", expected " +
                              std::to_string(kStoreSchemaVersion));

@@ -27,7 +27,7 @@
 
 namespace skein {
 
-inline constexpr std::int64_t kStoreSchemaVersion = 1;
+inline constexpr std::int64_t kStoreSchemaVersion = 2;
 inline constexpr std::int64_t kStoreApplicationId = 0x536b6e31;  // "Skn1"
 
 // events.head: the RecordHead codes, fixed for the database format.
@@ -37,7 +37,9 @@ static_assert(static_cast<int>(RecordHead::site) == 0 && static_cast<int>(Record
                   static_cast<int>(RecordHead::notify) == 6 && static_cast<int>(RecordHead::resolve) == 7 &&
                   static_cast<int>(RecordHead::merge) == 8 && static_cast<int>(RecordHead::counter) == 9 &&
                   static_cast<int>(RecordHead::idle) == 10 && static_cast<int>(RecordHead::gc) == 11 &&
-                  static_cast<int>(RecordHead::lost) == 12 && static_cast<int>(RecordHead::end) == 13,
+                  static_cast<int>(RecordHead::lost) == 12 && static_cast<int>(RecordHead::end) == 13 &&
+                  static_cast<int>(RecordHead::return_) == 14 &&
+                  static_cast<int>(RecordHead::should_resolve) == 15,
               "events.head codes are part of the database format (SCHEMA.md)");
 
 // events.value of a resolve record.

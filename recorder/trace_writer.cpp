@@ -137,6 +137,14 @@ char* format_into(char* p, const R& r) {
   } else if constexpr (std::is_same_v<R, EndRecord>) {
     f.raw("(end");
     f.integer(r.time);
+  } else if constexpr (std::is_same_v<R, ReturnRecord>) {
+    f.raw("(return");
+    f.integer(r.time);
+    f.integer(r.thread);
+  } else if constexpr (std::is_same_v<R, ShouldResolveRecord>) {
+    f.raw("(should-resolve");
+    f.integer(r.time);
+    f.integer(r.thread);
   }
   *f.p++ = ')';
   return f.p;
@@ -213,6 +221,8 @@ void TraceWriter::write(const IdleRecord& r) { write_one(r); }
 void TraceWriter::write(const GcRecord& r) { write_one(r); }
 void TraceWriter::write(const LostRecord& r) { write_one(r); }
 void TraceWriter::write(const EndRecord& r) { write_one(r); }
+void TraceWriter::write(const ReturnRecord& r) { write_one(r); }
+void TraceWriter::write(const ShouldResolveRecord& r) { write_one(r); }
 
 void TraceWriter::write_header(const TraceHeader& header) {
   const std::string line = format_header(header) + '\n';

@@ -48,6 +48,8 @@ class TraceWriter {
   void write(const GcRecord& r);
   void write(const LostRecord& r);
   void write(const EndRecord& r);
+  void write(const ReturnRecord& r);
+  void write(const ShouldResolveRecord& r);
   // A comment line ("; text"), for hand-made and generated traces.
   void write_comment(std::string_view text);
   // A line written as it is (plus the newline); for text formatted ahead of

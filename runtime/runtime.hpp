@@ -20,6 +20,7 @@
 #include "runtime/resolver.hpp"
 #include "runtime/scheduler.hpp"
 #include "runtime/semaphore.hpp"
+#include "runtime/should_resolve.hpp"
 #include "runtime/stream.hpp"
 #include "runtime/tcp.hpp"
 #include "runtime/trace_sink.hpp"

@@ -29,6 +29,7 @@ void trace_switch_slow(ThreadId thread) { trace::detail::g_trace_sink->switch_to
 void trace_label_slow(ThreadId thread, std::string_view text) { trace::detail::g_trace_sink->label(thread, text); }
 void trace_counter_slow(std::string_view name, std::int64_t value) { trace::detail::g_trace_sink->counter(name, value); }
 void trace_idle_slow() { trace::detail::g_trace_sink->idle(); }
+void trace_should_resolve_slow(ThreadId thread) { trace::detail::g_trace_sink->should_resolve(thread); }
 
 void trace_resolve_slow(const Node* node) {
   if (!trace_named(node)) return;

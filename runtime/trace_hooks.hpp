@@ -48,6 +48,7 @@ namespace skein::detail {
 [[gnu::cold]] void trace_label_slow(ThreadId thread, std::string_view text);
 [[gnu::cold]] void trace_counter_slow(std::string_view name, std::int64_t value);
 [[gnu::cold]] void trace_idle_slow();
+[[gnu::cold]] void trace_should_resolve_slow(ThreadId thread);
 
 using trace::RecordCode;
 using trace::detail::try_append;
@@ -139,6 +140,12 @@ inline void trace_counter(std::string_view name, std::int64_t value) {
 inline void trace_idle() {
   if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
     if (!try_append<RecordCode::idle>(0, 0, 0, 0)) trace_idle_slow();
+  }
+}
+inline void trace_should_resolve(const Node* node) {
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (trace_named(node) && !try_append<RecordCode::should_resolve>(0, node->id, 0, 0))
+      trace_should_resolve_slow(node->id);
   }
 }
 

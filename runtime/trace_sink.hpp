@@ -22,6 +22,9 @@
 //   resolve    every settlement, `by` the actor at the time;
 //   merge      a tail-merge: `thread` now behaves as `into`;
 //   switch_to  the scheduler handing control to a thread (-1: back to it);
+//   should_resolve
+//              the program expects a thread to settle (should_resolve.hpp):
+//              still pending at the end, it is an error even in a snapshot;
 //   label, counter, idle (the loop is about to block).
 #pragma once
 
@@ -69,6 +72,7 @@ class Sink {
   virtual void switch_to(ThreadId thread) = 0;
   virtual void counter(std::string_view name, std::int64_t value) = 0;
   virtual void idle() = 0;
+  virtual void should_resolve(ThreadId thread) = 0;
 
   // The generation of this sink's record window (trace_record.hpp), or
   // kNoOwner for a sink without one; set_sink() opens the window to it.

@@ -92,6 +92,10 @@ class CountingSink final : public skein::trace::Sink {
     ++records;
     if (next_ != nullptr) next_->idle();
   }
+  void should_resolve(skein::ThreadId thread) override {
+    ++records;
+    if (next_ != nullptr) next_->should_resolve(thread);
+  }
 
  private:
   skein::trace::Sink* next_;

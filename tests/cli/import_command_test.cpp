@@ -170,7 +170,7 @@ TEST_CASE("skein import: killed at random points, leaves the old database or a c
     INFO("round " << round << ", killed after " << wait.count() << " us");
     REQUIRE(skein::test::file_exists(target));
     CHECK(query(target, "PRAGMA integrity_check") == "ok\n");
-    CHECK(query(target, "PRAGMA user_version") == "1\n");
+    CHECK(query(target, "PRAGMA user_version") == "2\n");
     const std::string records = query(target, "SELECT value FROM meta WHERE key = 'records'");
     CHECK((records == "3\n" || records == expected_new));
     CHECK(query(target, "SELECT count(*) FROM events") == records);

@@ -99,11 +99,13 @@ TEST_CASE("times are exact integer ns, never rounded through a double") {
       "((time 1413637708.834171)(op(Gc 0)))\n");
   CHECK(result.errors.empty());
   CHECK(result.records == std::vector<std::string>{
+                              // The first switch is the loop's; with no Switch -1
+                              // after it, the others return inside a wakeup.
                               "(switch 0 0)",
-                              "(switch 1 1)",
-                              "(switch 999 2)",
-                              "(switch 165829000 3)",
-                              "(switch 165829000 4)",
+                              "(return 1 1)",
+                              "(return 999 2)",
+                              "(return 165829000 3)",
+                              "(return 165829000 4)",
                               "(gc 0 1500000)",
                               "(gc 0 2000000000)",
                               "(gc 0 1)",
@@ -118,7 +120,7 @@ TEST_CASE("a record earlier than the first is imported at time 0, with a warning
       "((time 11)(op(Switch 2)))\n");
   CHECK(result.errors.empty());
   CHECK(result.records ==
-        std::vector<std::string>{"(switch 0 0)", "(switch 0 1)", "(switch 500000000 2)"});
+        std::vector<std::string>{"(switch 0 0)", "(return 0 1)", "(return 500000000 2)"});
   CHECK(result.warnings == std::vector<std::string>{
                                "m.sexp:2:8: warning: time goes back 250000000 ns before the first "
                                "record's: imported as time 0"});
@@ -222,7 +224,7 @@ TEST_CASE("after a bad line the importer goes on with the next") {
       "((time 1)(op(Switch 0)))\n"
       "((time 2)(op(Switch x)))\n"
       "((time 3)(op(Switch 2)))\n");
-  CHECK(result.records == std::vector<std::string>{"(switch 0 0)", "(switch 2000000000 2)"});
+  CHECK(result.records == std::vector<std::string>{"(switch 0 0)", "(return 2000000000 2)"});
   CHECK(result.errors ==
         std::vector<std::string>{"m.sexp:2:21: expected an integer thread id after 'Switch'"});
 }
@@ -231,7 +233,7 @@ TEST_CASE("a line longer than 1 MiB is an error, and reading goes on") {
   const std::string text = "((time 1)(op(Switch 0)))\n((time 2)(op(Label 1 \"" +
                            std::string(kMaxLineBytes + 10, 'a') + "\")))\n((time 3)(op(Switch 2)))\n";
   const auto result = import(text);
-  CHECK(result.records == std::vector<std::string>{"(switch 0 0)", "(switch 2000000000 2)"});
+  CHECK(result.records == std::vector<std::string>{"(switch 0 0)", "(return 2000000000 2)"});
   CHECK(result.errors == std::vector<std::string>{"m.sexp:2: line longer than 1 MiB (1048576 bytes)"});
 }
 

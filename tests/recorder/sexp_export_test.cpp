@@ -112,8 +112,8 @@ TEST_CASE("sexp export: imported MirageOS traces (sexp and CTF) round-trip") {
     REQUIRE(r.ok());
     CHECK(query(db, "SELECT value FROM meta WHERE key = 'format'") == "mirage-sexp\n");
     const std::string text = export_text(db);
-    CHECK_THAT(text, Catch::StartsWith("(skein-trace 1 (source-format \"mirage-sexp\") (source-origin-ns "
-                                       "1413637708834171000))\n(spawn 0 4 0 bind)\n"));
+    CHECK_THAT(text, Catch::StartsWith("(skein-trace 1 (scheduler-thread 0) (source-format \"mirage-sexp\") "
+                                       "(source-origin-ns 1413637708834171000))\n(spawn 0 4 0 bind)\n"));
     check_round_trip(db, dir);
   }
   SECTION("CTF") {
@@ -186,7 +186,7 @@ TEST_CASE("sexp export: a row the format cannot carry names its event") {
       {"UPDATE events SET time = NULL WHERE id = 4", "event 4: a label record without a time"},
       {"UPDATE events SET value = 5 WHERE id = 13", "event 13: outcome 5 (0 ok, 1 fail, 2 cancel)"},
       {"DELETE FROM sites WHERE id = 7", "event 2: site 7 has no row in sites"},
-      {"UPDATE events SET head = 99 WHERE id = 9", "event 9: head 99 is not a record head (0 to 13)"},
+      {"UPDATE events SET head = 99 WHERE id = 9", "event 9: head 99 is not a record head (0 to 15)"},
       {"UPDATE events SET actor = NULL WHERE id = 14", "event 14: no reader"},
   };
   for (const Damage& d : kDamage) {

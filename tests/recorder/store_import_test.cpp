@@ -160,6 +160,7 @@ TEST_CASE("import: a 2014 MirageOS sexp trace, with a loop absorbing a merged th
   CHECK(query(db, "SELECT * FROM activations ORDER BY id") == "1|1|0|0|40000\n2|7|1|60000|100000\n");
   CHECK(query(db, "SELECT key, value FROM meta WHERE key LIKE 'header.%' OR key = 'format' ORDER BY key") ==
         "format|mirage-sexp\n"
+        "header.scheduler-thread|0\n"
         "header.source-format|mirage-sexp\n"
         "header.source-origin-ns|10000000000\n"
         "header.version|1\n");

@@ -43,6 +43,7 @@ class MemorySink final : public trace::Sink {
     add("counter " + std::string(name) + " " + std::to_string(value));
   }
   void idle() override { add("idle"); }
+  void should_resolve(ThreadId thread) override { add("should-resolve " + id(thread)); }
 
   // The lines from `first` on.
   [[nodiscard]] std::vector<std::string> from(std::size_t first) const {

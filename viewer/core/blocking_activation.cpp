@@ -8,22 +8,28 @@ namespace {
 
 class BlockingActivation final : public LintRule {
  public:
-  explicit BlockingActivation(TimeNs threshold) : threshold_(threshold) {}
+  BlockingActivation(TimeNs threshold, ThreadId loop) : threshold_(threshold), loop_(loop) {}
   [[nodiscard]] LintRuleId id() const override { return LintRuleId::blocking_activation; }
   [[nodiscard]] std::uint32_t observed_heads() const override {
-    return head_mask({RecordHead::switch_, RecordHead::idle, RecordHead::end});
+    if (loop_ == kScheduler) return head_mask({RecordHead::switch_, RecordHead::idle, RecordHead::end});
+    return head_mask({RecordHead::switch_, RecordHead::idle, RecordHead::end, RecordHead::spawn, RecordHead::wait,
+                      RecordHead::read, RecordHead::notify, RecordHead::resolve, RecordHead::merge,
+                      RecordHead::return_});
   }
   void observe(const TraceEvent& e) override {
     if (!e.has_time) return;
     if (e.head == RecordHead::switch_ || e.head == RecordHead::idle || e.head == RecordHead::end) {
       close(e.time);
-      if (e.head == RecordHead::switch_ && e.actor != kScheduler && e.actor != kNoThread) {
-        open_ = true;
-        thread_ = e.actor;
-        start_ = e.time;
-        event_ = e.id;
-      }
+      if (e.head == RecordHead::switch_ && e.actor != kScheduler && e.actor != loop_ && e.actor != kNoThread)
+        open(e);
+      return;
     }
+    // The loop runs as a thread of its own (TraceSemantics): a record by it
+    // is the loop having control again, and the first record by another
+    // thread after it is a callback the loop's wakeup started.
+    if (e.actor == kNoThread) return;
+    if (e.actor == loop_ || e.actor == kScheduler) close(e.time);
+    else if (!open_ && loop_has_control_) open(e);
   }
   void finish(const LintTraceEnd& end, std::vector<LintFinding>& out) override {
     // A trace cut short ends at its latest time.
@@ -32,7 +38,15 @@ class BlockingActivation final : public LintRule {
   }
 
  private:
+  void open(const TraceEvent& e) {
+    open_ = true;
+    loop_has_control_ = false;
+    thread_ = e.actor;
+    start_ = e.time;
+    event_ = e.id;
+  }
   void close(TimeNs at) {
+    loop_has_control_ = true;
     if (!open_) return;
     open_ = false;
     const TimeNs length = at - start_;
@@ -51,7 +65,9 @@ class BlockingActivation final : public LintRule {
   }
 
   TimeNs threshold_;
+  ThreadId loop_;  // TraceSemantics::scheduler_thread
   bool open_ = false;
+  bool loop_has_control_ = true;
   ThreadId thread_ = kNoThread;
   TimeNs start_ = 0;
   std::int64_t event_ = 0;
@@ -61,7 +77,7 @@ class BlockingActivation final : public LintRule {
 }  // namespace
 
 std::unique_ptr<LintRule> make_blocking_activation_rule(const LintSettings& settings) {
-  return std::make_unique<BlockingActivation>(settings.block_threshold_ns);
+  return std::make_unique<BlockingActivation>(settings.block_threshold_ns, settings.semantics.scheduler_thread);
 }
 
 }  // namespace skein

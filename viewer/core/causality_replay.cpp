@@ -214,6 +214,13 @@ void CausalityReplay::on_actor(const TraceEvent& e, std::vector<ControlTransfer>
     // actor means control left it before it showed why it was woken.
     settle_pending_switch(actor == pending_switch_->transfer.to ? &e : nullptr, verdicts);
   }
+  if (e.head == RecordHead::return_ && actor != current_ && !on_stack(actor)) {
+    // Control passes, inside the turn, to a thread that is not waiting for
+    // it to come back: the runtime runs a callback of that thread's (Lwt's
+    // switch_to_thread before an on_success callback). The thread's next
+    // record, its read of what woke it, is judged as the transfer.
+    return;
+  }
   if (actor == current_) {
     if (options_.check_reads && e.head == RecordHead::read && e.target != kNoThread && e.target != kScheduler &&
         threads_.at(e.target).resolved == 0) {

@@ -31,6 +31,12 @@
 //             Notified by another thread and with a `pause`/`yield` input
 //             resolved, its switch is the yield's (control back): the
 //             notify explains what it then hands off (polling, below).
+//   return T  control comes back to T inside the turn (imported traces:
+//             Lwt's leave_wakeup). Like a record whose actor is T (below),
+//             and explained when T is on the stack; the stack and "the last
+//             switch" stay. A return to a thread not on the stack (Lwt runs
+//             an on_success callback in the thread that registered it)
+//             changes nothing: that thread's next record is the transfer.
 //   idle, actor -1
 //             control returns to the scheduler: the stack is emptied; it
 //             needs no cause.

@@ -21,7 +21,26 @@
 
 namespace skein {
 
+// How a trace's records are to be read, from what its source says (the
+// header options FORMAT.md lists: scheduler-thread, source-format).
+struct TraceSemantics {
+  // The thread the event loop's own code runs as: -1 in Skein's runtime, 0
+  // in the 2014 MirageOS traces (Lwt's initial current thread, which
+  // MirageOS's main loop keeps). Control back at this thread is control
+  // back at the loop.
+  ThreadId scheduler_thread = kScheduler;
+  // Whether a read always consumes a resolved outcome. Not in Lwt's
+  // traces: `return v` takes the current thread's id (lwt.ml), so a read
+  // of that value names a thread that may still be pending.
+  bool reads_are_of_resolved = true;
+};
+// Reads them from a trace's header options (as `skein import` keeps them
+// in meta, without the "header." prefix).
+[[nodiscard]] TraceSemantics semantics_from_header(const std::string* scheduler_thread,
+                                                   const std::string* source_format);
+
 struct LintSettings {
+  TraceSemantics semantics;
   TimeNs block_threshold_ns = 10'000'000;  // blocking-activation (--block-ms)
   std::uint64_t self_wake_minimum = 100;   // self-wake: wake-ups before it judges
   // Names a creation site for pending-at-end's groups ("function (file:line)");

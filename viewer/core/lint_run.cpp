@@ -2,6 +2,7 @@
 #include "viewer/core/lint_run.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <map>
 
@@ -46,6 +47,20 @@ std::string time_phrase(TimeNs t) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6f ms", static_cast<double>(t) / 1e6);
   return buf;
+}
+
+TraceSemantics semantics_from_header(const std::string* scheduler_thread, const std::string* source_format) {
+  TraceSemantics s;
+  if (scheduler_thread != nullptr) {
+    ThreadId id = 0;
+    const char* first = scheduler_thread->data();
+    const char* last = first + scheduler_thread->size();
+    if (auto [end, ec] = std::from_chars(first, last, id); ec == std::errc{} && end == last && id >= kScheduler)
+      s.scheduler_thread = id;
+  }
+  if (source_format != nullptr && (*source_format == "mirage-sexp" || *source_format == "mirage-ctf"))
+    s.reads_are_of_resolved = false;
+  return s;
 }
 
 namespace {
@@ -129,7 +144,8 @@ LintReport lint_events(const std::vector<TraceEvent>& events, const LintOptions&
     end.ended_cleanly = end.ended_cleanly || e.head == RecordHead::end;
     if (e.has_time) end.end_time = std::max(end.end_time, e.time);
   }
-  LintPass pass(options, CausalityReplayOptions{has_notify, has_wait});
+  LintPass pass(options,
+                CausalityReplayOptions{has_notify, has_wait && options.settings.semantics.reads_are_of_resolved});
   for (const TraceEvent& e : events) pass.feed(e);
   return pass.finish(end);
 }
@@ -165,8 +181,14 @@ Result<LintReport> lint_store(TraceStore& store, LintOptions options) {
   LintTraceEnd end;
   end.end_time = store.meta_int("end_time").value_or(0);
   end.ended_cleanly = store.meta_int("ended").value_or(0) == 1;
+  {
+    const auto scheduler = store.meta_text("header.scheduler-thread");
+    const auto format = store.meta_text("header.source-format");
+    options.settings.semantics = semantics_from_header(scheduler ? &*scheduler : nullptr, format ? &*format : nullptr);
+  }
 
-  LintPass pass(options, CausalityReplayOptions{has_notify.value(), has_wait.value()});
+  LintPass pass(options, CausalityReplayOptions{has_notify.value(),
+                                                has_wait.value() && options.settings.semantics.reads_are_of_resolved});
   TraceEventPrefetch prefetch(db);
   prefetch.start();
   while (const TraceEventBatch* batch = prefetch.next())
