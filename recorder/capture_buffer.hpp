@@ -95,6 +95,7 @@ SKEIN_SAME_HEAD(lost);
 SKEIN_SAME_HEAD(end);
 SKEIN_SAME_HEAD(return_);
 SKEIN_SAME_HEAD(should_resolve);
+SKEIN_SAME_HEAD(snapshot);
 #undef SKEIN_SAME_HEAD
 
 inline constexpr std::size_t kChunkBytes = 32 * 1024;

@@ -239,7 +239,8 @@ void CapturedRecordWriter::write_slow(TraceWriter& out, const CapturedRecord& c)
     case RecordHead::gc: out.write(GcRecord{t, c.a}); return;
     case RecordHead::end: out.write(EndRecord{t}); return;
     case RecordHead::should_resolve: out.write(ShouldResolveRecord{t, c.a}); return;
-    case RecordHead::return_: return;  // the runtime records none (FORMAT.md)
+    case RecordHead::return_:
+    case RecordHead::snapshot: return;  // the runtime records neither (FORMAT.md)
     case RecordHead::site: return;  // sites travel in the site table, not as records
   }
 }

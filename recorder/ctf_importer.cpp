@@ -1,32 +1,32 @@
-// ctf_importer.cpp — packets and events of mirage-profile's CTF out of a
-// byte window, each event turned into one Record; see ctf_importer.hpp for
-// the layout and the mapping.
+// ctf_importer.cpp — the events of mirage-profile's CTF packets, read packet
+// by packet in counter order through a window on the packet index's spool
+// (ctf_packet_index.hpp), each event turned into one Record; see
+// ctf_importer.hpp for the layout, the order and the mapping.
 #include "recorder/ctf_importer.hpp"
 
+#include "recorder/ctf_packet_index.hpp"
 #include "recorder/lwt_switch.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace skein {
 namespace {
 
-constexpr std::uint32_t kPacketMagic = 0xc1fc1fc1;
-constexpr std::size_t kPacketHeaderBytes = 30;  // header (20) and context (10)
-constexpr std::size_t kEventHeaderBytes = 9;    // timestamp, id
-constexpr std::size_t kThreadBytes = 8;         // the context: the thread
+constexpr std::size_t kEventHeaderBytes = 9;  // timestamp, id
+constexpr std::size_t kThreadBytes = 8;       // the context: the thread
 constexpr std::size_t kGcId = 8;
 constexpr std::size_t kMaxCounters = 4096;
 // MProf.Trace.should_resolve labels the thread with this text ("Hack!", its
 // source says); mirage-trace-viewer reads it as the same hint.
 constexpr std::string_view kShouldResolveLabel = "__should_resolve";
-// The window starts small (traces in tests and fuzzing are tiny) and doubles
-// while reads fill it, up to a chunk of kWindowBytes; it also grows to hold
-// one event with the longest string (fixed fields + kMaxStringBytes + NUL).
-constexpr std::size_t kFirstWindowBytes = 16 * 1024;
+// The window over a packet's events reads a chunk of kWindowBytes at a time
+// (less for a smaller packet); it grows to hold one event with the longest
+// string (fixed fields + kMaxStringBytes + NUL) if need be.
 constexpr std::size_t kWindowBytes = 256 * 1024;
 
 struct EventLayout {
@@ -61,42 +61,27 @@ std::uint64_t load_u64(const char* p) {
   for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
   return v;
 }
-std::uint32_t load_u32(const char* p) {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
-
-std::string hex32(std::uint32_t v) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "0x";
-  for (int shift = 28; shift >= 0; shift -= 4) out += kHex[(v >> shift) & 0xF];
-  return out;
-}
-
-std::string uuid_text(const char* p) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    const auto b = static_cast<unsigned char>(p[i]);
-    out += kHex[b >> 4];
-    out += kHex[b & 0xF];
-  }
-  return out;
-}
-
-// A window on the stream: bytes [pos_, filled_) of buffer_ are the stream's
-// bytes from offset() on. Only ensure() and skip() read, and they may move
-// the bytes: hold offsets across them, never pointers.
-class ByteWindow {
+// A window on one packet's events, read back from the index's spool: bytes
+// [pos_, filled_) of buffer_ are the stream's bytes from offset() on. Only
+// ensure() reads, and it may move the bytes: hold offsets across it, never
+// pointers. short_input means the packet's stored bytes are exhausted,
+// which happens only in the packet the input ended inside.
+class PacketWindow {
  public:
   enum class Have : std::uint8_t { ok, short_input, error };
 
-  explicit ByteWindow(std::unique_ptr<ByteSource> source) : source_(std::move(source)) {}
+  explicit PacketWindow(const CtfPacketIndex& index) : index_(index) {}
+
+  void open(const CtfPacket& packet) {
+    packet_ = &packet;
+    base_ = packet.events_offset();
+    pos_ = 0;
+    filled_ = 0;
+    read_ = 0;
+  }
 
   // At least n bytes from offset() (n is at most one event: well under
-  // kWindowBytes); short_input when the input ends first.
+  // kWindowBytes).
   Have ensure(std::size_t n) {
     if (filled_ - pos_ >= n) return Have::ok;
     if (pos_ > 0) {
@@ -105,33 +90,24 @@ class ByteWindow {
       filled_ -= pos_;
       pos_ = 0;
     }
-    if (buffer_.size() < n || (last_read_filled_ && buffer_.size() < kWindowBytes))
-      buffer_.resize(std::max({n, kFirstWindowBytes, std::min(2 * buffer_.size(), kWindowBytes)}));
+    const std::size_t left = packet_->stored_bytes - read_;
+    if (filled_ + left < n) return Have::short_input;
+    // A window as large as the packet's events, up to a chunk, or one event.
+    const std::size_t size = std::max(n, std::min(filled_ + left, kWindowBytes));
+    if (buffer_.size() < size) buffer_.resize(size);
     while (filled_ < n) {
-      if (eof_) return Have::short_input;
-      const std::size_t room = buffer_.size() - filled_;
-      auto got = source_->read(std::span<char>(buffer_.data() + filled_, room));
+      const std::size_t room =
+          std::min<std::size_t>(buffer_.size() - filled_, packet_->stored_bytes - read_);
+      auto got =
+          index_.read_events(*packet_, read_, std::span<char>(buffer_.data() + filled_, room));
       if (!got) {
         error_ = got.error();
         return Have::error;
       }
-      if (got.value() == 0) eof_ = true;
-      last_read_filled_ = got.value() == room;
       filled_ += got.value();
+      read_ += static_cast<std::uint32_t>(got.value());
     }
     return Have::ok;
-  }
-
-  // Drops n bytes.
-  Have skip(std::uint64_t n) {
-    for (;;) {
-      const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(n, available()));
-      pos_ += take;
-      n -= take;
-      if (n == 0) return Have::ok;
-      const Have h = ensure(1);
-      if (h != Have::ok) return h;
-    }
   }
 
   [[nodiscard]] const char* data() const { return buffer_.data() + pos_; }
@@ -139,38 +115,38 @@ class ByteWindow {
   void consume(std::size_t n) { pos_ += n; }
   [[nodiscard]] std::uint64_t offset() const { return base_ + pos_; }
   [[nodiscard]] const Diagnostic& read_error() const { return error_; }
-  [[nodiscard]] const ByteSource& source() const { return *source_; }
 
  private:
-  std::unique_ptr<ByteSource> source_;
+  const CtfPacketIndex& index_;
+  const CtfPacket* packet_ = nullptr;
   std::vector<char> buffer_;
   std::size_t pos_ = 0;
   std::size_t filled_ = 0;
+  std::uint32_t read_ = 0;  // the packet's event bytes read into buffer_ so far
   std::uint64_t base_ = 0;
-  bool eof_ = false;
-  bool last_read_filled_ = false;
   Diagnostic error_;
 };
 
 }  // namespace
 
 struct CtfImporter::State {
-  explicit State(std::unique_ptr<ByteSource> source) : in(std::move(source)) {}
+  State(std::unique_ptr<ByteSource> input, const std::string& name)
+      : source(std::move(input)), index(name), in(index) {}
 
-  enum class Phase : std::uint8_t { packet_header, events, padding, done };
+  // index: the first pass is still to run; next_packet: between packets;
+  // events: inside packet `order[next_in_order - 1]`.
+  enum class Phase : std::uint8_t { index, next_packet, events, done };
 
-  ByteWindow in;
-  Phase phase = Phase::packet_header;
-  // The packet being read, as stream offsets.
-  std::uint64_t packet_start = 0;
-  std::uint64_t packet_bytes = 0;
-  std::uint64_t content_end = 0;
-  std::uint64_t packet_end = 0;
-  std::uint64_t packets = 0;
-  std::uint64_t record_at = 0;  // where the event last returned starts
+  std::unique_ptr<ByteSource> source;
+  CtfPacketIndex index;
+  PacketWindow in;
+  Phase phase = Phase::index;
+  std::vector<std::size_t> order;  // indices into index.packets(), by counter
+  std::size_t next_in_order = 0;
+  std::size_t packet_at = 0;          // the packet being read, as an index into index.packets()
+  const CtfPacket* packet = nullptr;  // index.packets()[packet_at]
+  std::uint64_t record_at = 0;        // where the event last returned starts
 
-  bool have_uuid = false;
-  std::array<char, 16> uuid{};
   bool have_origin = false;
   std::uint64_t origin = 0;
 
@@ -181,21 +157,22 @@ struct CtfImporter::State {
 };
 
 CtfImporter::CtfImporter(std::unique_ptr<ByteSource> source, std::string name)
-    : TraceSource("mirage-ctf", std::move(name)), s_(std::make_unique<State>(std::move(source))) {
+    : TraceSource("mirage-ctf", std::move(name)),
+      s_(std::make_unique<State>(std::move(source), this->name())) {
   header_.set("source-format", "mirage-ctf");
   // Lwt's main loop runs as thread 0 (lwt_switch.hpp).
   header_.set("scheduler-thread", "0");
 }
 CtfImporter::~CtfImporter() = default;
 
-std::uint64_t CtfImporter::bytes_consumed() const { return s_->in.source().raw_offset(); }
+std::uint64_t CtfImporter::bytes_consumed() const { return s_->source->raw_offset(); }
 const std::array<std::uint64_t, kCtfEventIds>& CtfImporter::event_counts() const {
   return s_->counts;
 }
 std::string_view CtfImporter::event_name(std::size_t id) {
   return id < kEvents.size() ? kEvents[id].name : std::string_view("unknown");
 }
-std::uint64_t CtfImporter::packet_count() const { return s_->packets; }
+std::uint64_t CtfImporter::packet_count() const { return s_->index.packets().size(); }
 Diagnostic CtfImporter::record_location() const {
   return Diagnostic{Severity::warning, name(), 0, 0, "byte " + std::to_string(s_->record_at) + ": "};
 }
@@ -207,23 +184,19 @@ TraceSource::Step CtfImporter::next() {
     s.phase = State::Phase::done;
     return fail(0, 0, "byte " + std::to_string(offset) + ": " + message);
   };
-  const auto read_failed = [&] {
+  const auto fail_with = [&](const Diagnostic& error) {
     s.phase = State::Phase::done;
-    error_ = s.in.read_error();
+    error_ = error;
     return Step::error;
   };
-  // The input ended inside the current packet (after its header).
-  const auto ended_in_packet = [&] {
-    if (s.in.source().cut_short()) {
-      s.phase = State::Phase::done;
-      truncated_ = true;
-      warn(0, 0, "the compressed stream ends early, inside the packet at byte " +
-                     std::to_string(s.packet_start) + ": the trace was cut short");
-      return Step::end;
-    }
-    return fail_at(s.packet_start + 20, "packet size " + std::to_string(s.packet_bytes) +
-                                            " bytes goes past the end of the input (at byte " +
-                                            std::to_string(s.in.offset() + s.in.available()) + ")");
+  // The packet's events are all read (or, in the packet the input ended
+  // inside, all that were complete): the error that stopped the scan there
+  // comes now; else the next packet.
+  const auto end_of_packet = [&]() -> std::optional<Step> {
+    if (s.index.partial_packet() == s.packet_at && s.index.stop_error())
+      return fail_with(*s.index.stop_error());
+    s.phase = State::Phase::next_packet;
+    return std::nullopt;
   };
 
   for (;;) {
@@ -231,67 +204,32 @@ TraceSource::Step CtfImporter::next() {
       case State::Phase::done:
         return Step::end;
 
-      case State::Phase::padding: {
-        const ByteWindow::Have h = s.in.skip(s.packet_end - s.in.offset());
-        if (h == ByteWindow::Have::error) return read_failed();
-        if (h == ByteWindow::Have::short_input) return ended_in_packet();
-        s.phase = State::Phase::packet_header;
+      case State::Phase::index: {
+        const CtfWarn warn_of_scan = [this](std::string message) {
+          warn(0, 0, std::move(message));
+        };
+        const Status scanned = s.index.scan(*s.source, warn_of_scan);
+        if (!scanned) return fail_with(scanned.error());
+        truncated_ = s.index.cut_short();
+        if (!s.index.first_uuid().empty()) header_.set("source-uuid", s.index.first_uuid());
+        s.order = ctf_counter_order(s.index.packets(), warn_of_scan);
+        s.phase = State::Phase::next_packet;
         continue;
       }
 
-      case State::Phase::packet_header: {
-        const std::uint64_t at = s.in.offset();
-        const ByteWindow::Have h = s.in.ensure(kPacketHeaderBytes);
-        if (h == ByteWindow::Have::error) return read_failed();
-        if (h == ByteWindow::Have::short_input) {
-          const std::size_t got = s.in.available();
-          if (s.in.source().cut_short()) {
-            s.phase = State::Phase::done;
-            truncated_ = true;
-            warn(0, 0, "the compressed stream ends early: the trace was cut short");
-            return Step::end;
-          }
-          if (got == 0) {
-            s.phase = State::Phase::done;
-            return Step::end;
-          }
-          return fail_at(at, "the input ends inside a packet header (after " + std::to_string(got) +
-                                 " of its " + std::to_string(kPacketHeaderBytes) + " bytes)");
+      case State::Phase::next_packet: {
+        if (s.next_in_order == s.order.size()) {
+          // An error between packets (a malformed header, the input ending
+          // inside one, a read error there) stopped the scan after the last
+          // packet in file order: it comes after every packet.
+          if (s.index.stop_error() && !s.index.partial_packet())
+            return fail_with(*s.index.stop_error());
+          s.phase = State::Phase::done;
+          return Step::end;
         }
-        const char* p = s.in.data();
-        const std::uint32_t magic = load_u32(p);
-        if (magic != kPacketMagic)
-          return fail_at(at, "bad packet magic " + hex32(magic) +
-                                 ": a mirage-profile CTF packet starts with c1 1f fc c1");
-        if (!s.have_uuid) {
-          s.have_uuid = true;
-          std::memcpy(s.uuid.data(), p + 4, s.uuid.size());
-          header_.set("source-uuid", uuid_text(p + 4));
-        } else if (std::memcmp(s.uuid.data(), p + 4, s.uuid.size()) != 0) {
-          warn(0, 0, "byte " + std::to_string(at + 4) + ": the packet's uuid " + uuid_text(p + 4) +
-                         " differs from the first packet's");
-        }
-        const std::uint32_t packet_bits = load_u32(p + 20);
-        const std::uint32_t content_bits = load_u32(p + 26);
-        if (packet_bits % 8 != 0)
-          return fail_at(at + 20, "packet size " + std::to_string(packet_bits) +
-                                      " bits is not a whole number of bytes");
-        if (content_bits % 8 != 0)
-          return fail_at(at + 26, "content size " + std::to_string(content_bits) +
-                                      " bits is not a whole number of bytes");
-        if (content_bits / 8 < kPacketHeaderBytes)
-          return fail_at(at + 26, "content size " + std::to_string(content_bits / 8) +
-                                      " bytes is smaller than the packet header and context (30 bytes)");
-        if (content_bits > packet_bits)
-          return fail_at(at + 26, "content size " + std::to_string(content_bits / 8) +
-                                      " bytes exceeds the packet size (" +
-                                      std::to_string(packet_bits / 8) + " bytes)");
-        s.packet_start = at;
-        s.packet_bytes = packet_bits / 8;
-        s.content_end = at + content_bits / 8;
-        s.packet_end = at + packet_bits / 8;
-        ++s.packets;
-        s.in.consume(kPacketHeaderBytes);
+        s.packet_at = s.order[s.next_in_order++];
+        s.packet = &s.index.packets()[s.packet_at];
+        s.in.open(*s.packet);
         s.phase = State::Phase::events;
         continue;
       }
@@ -301,18 +239,22 @@ TraceSource::Step CtfImporter::next() {
     }
 
     // One event, wholly inside the packet's content.
+    const std::uint64_t content_end = s.packet->content_end();
     const std::uint64_t at = s.in.offset();
-    if (at == s.content_end) {
-      s.phase = State::Phase::padding;
+    if (at == content_end) {
+      if (auto step = end_of_packet()) return *step;
       continue;
     }
-    const std::uint64_t room = s.content_end - at;
+    const std::uint64_t room = content_end - at;
     if (room < kEventHeaderBytes)
       return fail_at(at, "an event header (9 bytes) runs past the end of the packet's content (byte " +
-                             std::to_string(s.content_end) + ")");
-    ByteWindow::Have h = s.in.ensure(kEventHeaderBytes);
-    if (h == ByteWindow::Have::error) return read_failed();
-    if (h == ByteWindow::Have::short_input) return ended_in_packet();
+                             std::to_string(content_end) + ")");
+    PacketWindow::Have h = s.in.ensure(kEventHeaderBytes);
+    if (h == PacketWindow::Have::error) return fail_with(s.in.read_error());
+    if (h == PacketWindow::Have::short_input) {
+      if (auto step = end_of_packet()) return *step;
+      continue;
+    }
     const auto id = static_cast<unsigned char>(s.in.data()[8]);
     if (id >= kCtfEventIds)
       return fail_at(at + 8, "unknown event id " + std::to_string(id) +
@@ -322,14 +264,18 @@ TraceSource::Step CtfImporter::next() {
       return fail_at(at, "event '" + std::string(layout.name) + "' (" +
                              std::to_string(layout.fixed_bytes) +
                              " bytes) runs past the end of the packet's content (byte " +
-                             std::to_string(s.content_end) + ")");
+                             std::to_string(content_end) + ")");
     h = s.in.ensure(layout.fixed_bytes);
-    if (h == ByteWindow::Have::error) return read_failed();
-    if (h == ByteWindow::Have::short_input) return ended_in_packet();
+    if (h == PacketWindow::Have::error) return fail_with(s.in.read_error());
+    if (h == PacketWindow::Have::short_input) {
+      if (auto step = end_of_packet()) return *step;
+      continue;
+    }
 
     // The string, if any: up to its NUL, within the content and the size cap.
     std::size_t size = layout.fixed_bytes;
     std::size_t string_bytes = 0;
+    bool cut_in_string = false;
     if (layout.has_string) {
       const std::size_t limit = static_cast<std::size_t>(
           std::min<std::uint64_t>(room - layout.fixed_bytes, kMaxStringBytes + 1));
@@ -349,13 +295,20 @@ TraceSource::Step CtfImporter::next() {
             return fail_at(at + layout.fixed_bytes, "string longer than 65536 bytes");
           return fail_at(at + layout.fixed_bytes,
                          "string not terminated before the end of the packet's content (byte " +
-                             std::to_string(s.content_end) + ")");
+                             std::to_string(content_end) + ")");
         }
         h = s.in.ensure(layout.fixed_bytes + look + 1);
-        if (h == ByteWindow::Have::error) return read_failed();
-        if (h == ByteWindow::Have::short_input) return ended_in_packet();
+        if (h == PacketWindow::Have::error) return fail_with(s.in.read_error());
+        if (h == PacketWindow::Have::short_input) {
+          cut_in_string = true;
+          break;
+        }
       }
       size += string_bytes + 1;
+    }
+    if (cut_in_string) {
+      if (auto step = end_of_packet()) return *step;
+      continue;
     }
 
     // Every byte of the event is in the window now: decode it.

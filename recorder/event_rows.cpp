@@ -63,7 +63,8 @@ void EventBatch::add(const Record& record) {
         } else if constexpr (std::is_same_v<R, ShouldResolveRecord>) {
           timed(r.time); target(r.thread);
         } else {
-          static_assert(std::is_same_v<R, IdleRecord> || std::is_same_v<R, EndRecord>);
+          static_assert(std::is_same_v<R, IdleRecord> || std::is_same_v<R, EndRecord> ||
+                        std::is_same_v<R, SnapshotRecord>);
           timed(r.time);
         }
       },

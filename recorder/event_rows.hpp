@@ -22,6 +22,9 @@
 // | gc      |        |          | DURATION       |         |
 // | lost    |        |          | COUNT          |         |
 // | end     |        |          |                |         |
+// | return  | THREAD |          |                |         |
+// | should-resolve | | THREAD  |                |         |
+// | snapshot |       |          |                |         |
 //
 // A site record's file, line and function live in the sites table. A batch
 // also carries the activations that closed while its events were parsed

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string_view>
 
 #include "recorder/line_splitter.hpp"
@@ -472,6 +473,12 @@ void set_time(Record& r, TimeNs time) {
 
 struct MirageSexpImporter::State {
   LwtSwitchClassifier switches;
+  // What the next call returns, read while looking past a possible dump
+  // mark (read_record ahead of a `Resolves 0 0 ()`).
+  std::optional<Step> ahead;
+  Record ahead_record;
+  std::uint64_t ahead_line = 0;
+  std::uint64_t delivered_line = 0;  // the line of the record last returned
   explicit State(std::unique_ptr<ByteSource> source) : lines(std::move(source)) {}
   LineSplitter lines;
   SexpLineParser parser;
@@ -489,12 +496,55 @@ MirageSexpImporter::MirageSexpImporter(std::unique_ptr<ByteSource> source, std::
 MirageSexpImporter::~MirageSexpImporter() = default;
 
 std::uint64_t MirageSexpImporter::bytes_consumed() const { return s_->lines.bytes_consumed(); }
-std::uint64_t MirageSexpImporter::line() const { return s_->lines.line_number(); }
+std::uint64_t MirageSexpImporter::line() const {
+  return s_->delivered_line != 0 ? s_->delivered_line : s_->lines.line_number();
+}
 Diagnostic MirageSexpImporter::record_location() const {
   return Diagnostic{Severity::warning, name(), line(), 0, {}};
 }
 
+// mirage-profile's `events ()` (profile.ml at 607235f) appends
+// `Resolves (0, 0, None)` to the log it hands out: the moment the log was
+// taken from the running unikernel, not a resolve by the program. As the
+// file's last record it is imported as `(snapshot TIME)`; anywhere else it
+// stays what it says.
+bool is_dump_mark(const Record& r) {
+  const auto* resolve = std::get_if<ResolveRecord>(&r);
+  return resolve != nullptr && resolve->thread == kMainThread && resolve->by == kMainThread &&
+         resolve->outcome == Outcome::ok && !resolve->message;
+}
+
 TraceSource::Step MirageSexpImporter::next() {
+  State& s = *s_;
+  if (s.ahead) {
+    const Step step = *s.ahead;
+    s.ahead.reset();
+    record_ = s.ahead_record;
+    s.delivered_line = s.ahead_line;
+    return step;
+  }
+  s.delivered_line = 0;
+  Step step = read_record();
+  if (step != Step::record || !is_dump_mark(record_)) return step;
+  const Record mark = record_;
+  const std::uint64_t mark_line = s.lines.line_number();
+  const Step after = read_record();
+  if (after == Step::end) {
+    record_ = SnapshotRecord{std::get<ResolveRecord>(mark).time};
+    s.delivered_line = mark_line;
+    return Step::record;
+  }
+  // Not the last record: the resolve now, what follows it next time. The
+  // record read ahead keeps its views: no line is read before it is given.
+  s.ahead = after;
+  s.ahead_record = record_;
+  s.ahead_line = s.lines.line_number();
+  record_ = mark;
+  s.delivered_line = mark_line;
+  return Step::record;
+}
+
+TraceSource::Step MirageSexpImporter::read_record() {
   State& s = *s_;
   for (;;) {
     if (s.done) return Step::end;

@@ -26,6 +26,7 @@
 // | Label THREAD TEXT            | label THREAD "TEXT"                        |
 // | Switch THREAD                | switch THREAD (-1: the process sleeps)     |
 // | Gc SECONDS                   | gc DURATION (ns)                           |
+// | Resolves 0 0 (), the last    | snapshot: mirage-profile's mark of when the log was taken |
 //
 // An old trace without types gives every thread the kind `task`, the most
 // general one (a promise settled by whoever holds its resolver): the
@@ -76,6 +77,7 @@ class MirageSexpImporter final : public TraceSource {
   [[nodiscard]] std::uint64_t line() const;
 
  private:
+  [[nodiscard]] Step read_record();
   struct State;
   std::unique_ptr<State> s_;
 };

@@ -291,6 +291,7 @@ struct ModelDerivation::State {
   void on(const SwitchRecord& r) { run(mention(r.thread, r.time), r.time); }
   void on(const ReturnRecord& r) { run(mention(r.thread, r.time), r.time); }
   void on(const ShouldResolveRecord& r) { mention(r.thread, r.time); }
+  void on(const SnapshotRecord& r) { run(kNone, r.time); }
 
   void on(const WaitRecord& r) {
     run(mention(r.waiter, r.time), r.time);

@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::array<std::string_view, kRecordHeadCount> kHeadNames = {
     "site", "spawn", "label", "switch", "wait", "read", "notify",
-    "resolve", "merge", "counter", "idle", "gc", "lost", "end", "return", "should-resolve"};
+    "resolve", "merge", "counter", "idle", "gc", "lost", "end", "return", "should-resolve", "snapshot"};
 
 constexpr std::array<std::string_view, 3> kOutcomeNames = {"ok", "fail", "cancel"};
 

@@ -122,17 +122,22 @@ struct ShouldResolveRecord {
   TimeNs time = 0;
   ThreadId thread = 0;
 };
+// The trace was taken here from a program that still ran: nothing follows,
+// and what is pending may yet settle.
+struct SnapshotRecord {
+  TimeNs time = 0;
+};
 
 // The order of alternatives is the order of RecordHead below.
 using Record = std::variant<SiteRecord, SpawnRecord, LabelRecord, SwitchRecord, WaitRecord,
                             ReadRecord, NotifyRecord, ResolveRecord, MergeRecord, CounterRecord,
                             IdleRecord, GcRecord, LostRecord, EndRecord, ReturnRecord,
-                            ShouldResolveRecord>;
+                            ShouldResolveRecord, SnapshotRecord>;
 
 // Codes are stable: a new head is added at the end (the store keeps them).
 enum class RecordHead : std::uint8_t {
   site, spawn, label, switch_, wait, read, notify, resolve, merge, counter, idle, gc, lost, end,
-  return_, should_resolve
+  return_, should_resolve, snapshot
 };
 inline constexpr std::size_t kRecordHeadCount = std::variant_size_v<Record>;
 
@@ -149,7 +154,8 @@ inline constexpr std::size_t kRecordHeadCount = std::variant_size_v<Record>;
 [[nodiscard]] std::optional<TimeNs> time_of(const Record& r);
 
 // The thread doing the record (FORMAT.md, "actor"), or nullopt for records
-// that have no actor (site, counter, idle, gc, lost, end, should-resolve).
+// that have no actor (site, counter, idle, gc, lost, end, should-resolve,
+// snapshot).
 [[nodiscard]] std::optional<ThreadId> actor_of(const Record& r);
 
 // Calls f(id) for every thread id a record names, the scheduler included.

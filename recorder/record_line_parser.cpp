@@ -50,6 +50,9 @@ std::optional<RecordHead> lookup_head(std::string_view h) {
       if (h == "notify") return RecordHead::notify;
       if (h == "return") return RecordHead::return_;
       break;
+    case 8:
+      if (h == "snapshot") return RecordHead::snapshot;
+      break;
     case 7:
       if (h == "resolve") return RecordHead::resolve;
       if (h == "counter") return RecordHead::counter;
@@ -437,6 +440,12 @@ bool LineCursor::record_fields(RecordHead h, Record& out) {
     case RecordHead::should_resolve: {
       ShouldResolveRecord r;
       if (!time(r.time) || !thread(r.thread)) return false;
+      out = r;
+      return true;
+    }
+    case RecordHead::snapshot: {
+      SnapshotRecord r;
+      if (!time(r.time)) return false;
       out = r;
       return true;
     }

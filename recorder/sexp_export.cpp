@@ -96,6 +96,7 @@ class RecordRebuilder {
       case RecordHead::should_resolve:
         if (!need(row.target, "thread")) break;
         return ShouldResolveRecord{t, *row.target};
+      case RecordHead::snapshot: return SnapshotRecord{t};
     }
     return std::nullopt;
   }

@@ -39,7 +39,8 @@ static_assert(static_cast<int>(RecordHead::site) == 0 && static_cast<int>(Record
                   static_cast<int>(RecordHead::idle) == 10 && static_cast<int>(RecordHead::gc) == 11 &&
                   static_cast<int>(RecordHead::lost) == 12 && static_cast<int>(RecordHead::end) == 13 &&
                   static_cast<int>(RecordHead::return_) == 14 &&
-                  static_cast<int>(RecordHead::should_resolve) == 15,
+                  static_cast<int>(RecordHead::should_resolve) == 15 &&
+                  static_cast<int>(RecordHead::snapshot) == 16,
               "events.head codes are part of the database format (SCHEMA.md)");
 
 // events.value of a resolve record.

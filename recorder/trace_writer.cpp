@@ -145,6 +145,9 @@ char* format_into(char* p, const R& r) {
     f.raw("(should-resolve");
     f.integer(r.time);
     f.integer(r.thread);
+  } else if constexpr (std::is_same_v<R, SnapshotRecord>) {
+    f.raw("(snapshot");
+    f.integer(r.time);
   }
   *f.p++ = ')';
   return f.p;
@@ -223,6 +226,7 @@ void TraceWriter::write(const LostRecord& r) { write_one(r); }
 void TraceWriter::write(const EndRecord& r) { write_one(r); }
 void TraceWriter::write(const ReturnRecord& r) { write_one(r); }
 void TraceWriter::write(const ShouldResolveRecord& r) { write_one(r); }
+void TraceWriter::write(const SnapshotRecord& r) { write_one(r); }
 
 void TraceWriter::write_header(const TraceHeader& header) {
   const std::string line = format_header(header) + '\n';

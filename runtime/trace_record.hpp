@@ -87,7 +87,7 @@ namespace skein::trace {
 // (recorder/record.hpp), which static_asserts that they agree.
 enum class RecordCode : std::uint8_t {
   site, spawn, label, switch_, wait, read, notify, resolve, merge, counter, idle, gc, lost, end,
-  return_, should_resolve
+  return_, should_resolve, snapshot
 };
 
 // One record as the hooks store it: raw ticks and small integers; strings

@@ -47,7 +47,7 @@ TEST_CASE("skein lint: text output, findings stored in the trace's cache") {
         "    thread 1 failed (Not_found) and no other thread read its outcome\n"
         "\n"
         "pending-at-end: 1 finding (warning)\n"
-        "  (no site):\n"
+        "  created by thread 0: 1 promise pending since 0.003000 ms:\n"
         "    0.003000 ms  thread 2  event 4\n"
         "      thread 2 is still pending at the end (0.004000 ms); waits on nothing recorded\n"
         "\n"

@@ -1,8 +1,14 @@
 // ctf_importer_test.cpp — the mirage-profile CTF importer: packets built by
 // a test-side encoder (tests/support/ctf_builder.hpp) give exact Records,
-// malformed packets give exact `FILE: byte N: ...` messages, and a trace cut
-// at every byte offset keeps every complete event.
+// malformed packets give exact `FILE: byte N: ...` messages, a trace cut at
+// every byte offset keeps every complete event, and the packets of a ring
+// are read in counter order (wrapped, repeated, missing, cut), whatever the
+// source (memory, gzip, a pipe).
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstring>
+#include <fstream>
 #include <limits>
 
 #include "recorder/byte_sink.hpp"
@@ -276,4 +282,346 @@ TEST_CASE("a gzip CTF trace reads as the plain one, and a cut stream is a trunca
     CHECK(result.errors.empty());
     CHECK(result.truncated);
   }
+}
+
+// Packet order: mirage-profile's ring of packets, read by stream_packet_count.
+
+namespace {
+
+// A ring of 4 packets that wrapped: in file order their counters are 4, 5,
+// 2, 3, and their events' times follow the counters (counter 2 holds the
+// earliest). Sizes: increase "c" 27 bytes, switch 17, label "five" 22,
+// label "two" 21, creates 26; a packet is 30 + its events + 6 of padding.
+//   counter 4 at byte 0:   increase, switch        30 + 44 + 6 = 80
+//   counter 5 at byte 80:  switch, label "five"    30 + 39 + 6 = 75
+//   counter 2 at byte 155: switch, label "two"     30 + 38 + 6 = 74
+//   counter 3 at byte 229: increase, creates       30 + 53 + 6 = 89, to 318
+CtfBuilder wrapped_ring() {
+  CtfBuilder b;
+  b.numbered_packet(4).increase(12'000, 0, 2, "c").switch_(12'100, kNobody);
+  b.numbered_packet(5).switch_(13'000, 0).label(13'100, 7, "five");
+  b.numbered_packet(2).switch_(10'000, 0).label(10'100, 0, "two");
+  b.numbered_packet(3).increase(11'000, 0, 1, "c").creates(11'100, 0, 7, 2);
+  return b;
+}
+
+// In counter order 2, 3, 4, 5, from the first event of counter 2 (10,000):
+// the counter total is 1 and then 3 (in file order it would be 2, then 3);
+// the first switch is the loop's, the switch to 0 after -1 a resume.
+const std::vector<std::string> kWrappedRingRecords = {
+    "(switch 0 0)",          "(label 100 0 \"two\")", "(counter 1000 \"c\" 1)",
+    "(spawn 1100 7 0 bind)", "(counter 2000 \"c\" 3)", "(switch 2100 -1)",
+    "(switch 3000 0)",       "(label 3100 7 \"five\")",
+};
+
+const std::string kWrappedRingWarning =
+    "c.ctf: warning: byte 155: the ring of packets wrapped: the packets are read in counter "
+    "order, starting at this one (counter 2)";
+
+// A ring of packets each holding one label: 30 + 19 + 6 = 55 bytes, so
+// packet i starts at byte 55 * i. `times` are the labels' times.
+std::string labelled_ring(const std::vector<std::uint16_t>& counters,
+                          const std::vector<std::uint64_t>& times, const std::string& texts) {
+  CtfBuilder b;
+  for (std::size_t i = 0; i < counters.size(); ++i)
+    b.numbered_packet(counters[i]).label(times[i], 0, texts.substr(i, 1));
+  const std::string bytes = b.bytes();
+  REQUIRE(bytes.size() == 55 * counters.size());
+  return bytes;
+}
+
+std::string gzipped(std::string_view bytes) {
+  std::string compressed;
+  auto sink = gzip_output(string_output(compressed), "c.ctf.gz");
+  REQUIRE(sink->write(bytes).ok());
+  REQUIRE(sink->close().ok());
+  return compressed;
+}
+
+// Hands out its bytes a few at a time, like a slow pipe.
+class TrickleSource final : public ByteSource {
+ public:
+  TrickleSource(std::string_view bytes, std::size_t step) : bytes_(bytes), step_(step) {}
+  Result<std::size_t> read(std::span<char> into) override {
+    const std::size_t n = std::min({into.size(), step_, bytes_.size() - pos_});
+    std::memcpy(into.data(), bytes_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  std::uint64_t raw_offset() const override { return pos_; }
+
+ private:
+  std::string_view bytes_;
+  std::size_t step_;
+  std::size_t pos_ = 0;
+};
+
+// Reads `bytes` as standard input ("-"): a real pipe, which cannot seek.
+test::ImportResult import_through_stdin(const std::string& bytes) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  REQUIRE(bytes.size() < 65536);  // fits the pipe's buffer: no writer thread needed
+  REQUIRE(write(fds[1], bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+  close(fds[1]);
+  const int saved = dup(STDIN_FILENO);
+  REQUIRE(dup2(fds[0], STDIN_FILENO) == STDIN_FILENO);
+  close(fds[0]);
+  auto source = open_input("-");
+  REQUIRE(source.ok());
+  CtfImporter importer(std::move(source).value(), "c.ctf");
+  const auto result = test::read_source(importer);
+  dup2(saved, STDIN_FILENO);
+  close(saved);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("a CTF ring that wrapped is read in counter order, with a warning") {
+  auto b = wrapped_ring();
+  const std::string bytes = b.bytes();
+  REQUIRE(b.packet_starts() == std::vector<std::size_t>{0, 80, 155, 229});
+  REQUIRE(bytes.size() == 318);
+  CtfImporter importer(memory_input(bytes, "c.ctf"), "c.ctf");
+  const auto result = test::read_source(importer);
+  CHECK(result.errors.empty());
+  CHECK(result.records == kWrappedRingRecords);
+  CHECK(result.warnings == std::vector<std::string>{kWrappedRingWarning});
+  REQUIRE(importer.header().option("source-origin-ns") != nullptr);
+  CHECK(*importer.header().option("source-origin-ns") == "10000");
+  CHECK(importer.packet_count() == 4);
+}
+
+TEST_CASE("a CTF packet counter that wraps from 0xffff to 0 keeps its order") {
+  {  // in file order already: 0xfffe, 0xffff, 0, 1
+    const auto result = import(labelled_ring({0xfffe, 0xffff, 0, 1}, {1000, 2000, 3000, 4000}, "abcd"));
+    CHECK(result.errors.empty());
+    CHECK(result.warnings.empty());
+    CHECK(result.records == std::vector<std::string>{"(label 0 0 \"a\")", "(label 1000 0 \"b\")",
+                                                     "(label 2000 0 \"c\")", "(label 3000 0 \"d\")"});
+  }
+  {  // a ring that wrapped as the counter did: 0, 1, 0xfffe, 0xffff; 0xfffe (byte 110) is first
+    const auto result = import(labelled_ring({0, 1, 0xfffe, 0xffff}, {3000, 4000, 1000, 2000}, "cdab"));
+    CHECK(result.errors.empty());
+    CHECK(result.records == std::vector<std::string>{"(label 0 0 \"a\")", "(label 1000 0 \"b\")",
+                                                     "(label 2000 0 \"c\")", "(label 3000 0 \"d\")"});
+    CHECK(result.warnings ==
+          std::vector<std::string>{"c.ctf: warning: byte 110: the ring of packets wrapped: the packets "
+                                   "are read in counter order, starting at this one (counter 65534)"});
+  }
+}
+
+TEST_CASE("a repeated CTF packet counter is a warning, and both packets are read in file order") {
+  {  // 0, 1, 1, 2: the packets at bytes 55 and 110 both say 1
+    const auto result = import(labelled_ring({0, 1, 1, 2}, {1000, 2000, 3000, 4000}, "abcd"));
+    CHECK(result.errors.empty());
+    CHECK(result.records == std::vector<std::string>{"(label 0 0 \"a\")", "(label 1000 0 \"b\")",
+                                                     "(label 2000 0 \"c\")", "(label 3000 0 \"d\")"});
+    CHECK(result.warnings ==
+          std::vector<std::string>{"c.ctf: warning: byte 110: this packet's counter 1 repeats the "
+                                   "counter of the packet at byte 55: both are read, in file order"});
+  }
+  {  // 3, 1, 2, 3: the drop to 1 (byte 55) starts the trace; the two 3s (bytes 0
+     // and 165) come last, in file order
+    const auto result = import(labelled_ring({3, 1, 2, 3}, {3000, 1000, 2000, 4000}, "cabd"));
+    CHECK(result.errors.empty());
+    CHECK(result.records == std::vector<std::string>{"(label 0 0 \"a\")", "(label 1000 0 \"b\")",
+                                                     "(label 2000 0 \"c\")", "(label 3000 0 \"d\")"});
+    CHECK(result.warnings ==
+          std::vector<std::string>{
+              "c.ctf: warning: byte 55: the ring of packets wrapped: the packets are read in counter "
+              "order, starting at this one (counter 1)",
+              "c.ctf: warning: byte 165: this packet's counter 3 repeats the counter of the packet at "
+              "byte 0: both are read, in file order"});
+  }
+}
+
+TEST_CASE("a gap in the CTF packet counters is a warning naming the packets missing") {
+  {  // 0, 1, 3: counter 2 is missing
+    const auto result = import(labelled_ring({0, 1, 3}, {1000, 2000, 4000}, "abd"));
+    CHECK(result.errors.empty());
+    CHECK(result.records == std::vector<std::string>{"(label 0 0 \"a\")", "(label 1000 0 \"b\")",
+                                                     "(label 3000 0 \"d\")"});
+    CHECK(result.warnings ==
+          std::vector<std::string>{"c.ctf: warning: byte 110: the counter goes from 1 (the packet at "
+                                   "byte 55) to 3 here: 1 packet missing (overwritten or lost)"});
+  }
+  {  // 0xfffe, 2: 0xffff, 0 and 1 are missing
+    const auto result = import(labelled_ring({0xfffe, 2}, {1000, 5000}, "ae"));
+    CHECK(result.errors.empty());
+    CHECK(result.records == std::vector<std::string>{"(label 0 0 \"a\")", "(label 4000 0 \"e\")"});
+    CHECK(result.warnings ==
+          std::vector<std::string>{"c.ctf: warning: byte 55: the counter goes from 65534 (the packet "
+                                   "at byte 0) to 2 here: 3 packets missing (overwritten or lost)"});
+  }
+}
+
+TEST_CASE("a CTF ring that did not wrap, its last packets never used, reads with no warning") {
+  // As the fixture net.ctf: counters 0 to 3, the last two header only
+  // (content_size 30 bytes), every packet 266 bytes, the rest padding.
+  CtfBuilder b;
+  b.numbered_packet(0, 200).switch_(1000, 0).label(1100, 0, "x");
+  b.numbered_packet(1, 217).label(1200, 0, "y");
+  b.numbered_packet(2, 236);
+  b.numbered_packet(3, 236);
+  const std::string bytes = b.bytes();  // memory_input does not copy
+  REQUIRE(b.packet_ends() == std::vector<std::size_t>{266, 532, 798, 1064});
+  CtfImporter importer(memory_input(bytes, "c.ctf"), "c.ctf");
+  const auto result = test::read_source(importer);
+  CHECK(result.errors.empty());
+  CHECK(result.warnings.empty());
+  CHECK(result.records ==
+        std::vector<std::string>{"(switch 0 0)", "(label 100 0 \"x\")", "(label 200 0 \"y\")"});
+  CHECK(importer.packet_count() == 4);
+}
+
+TEST_CASE("a wrapped CTF ring reads the same gzip-compressed and through a pipe") {
+  const std::string bytes = wrapped_ring().bytes();
+  const std::string compressed = gzipped(bytes);
+  const std::vector<std::string> warnings = {kWrappedRingWarning};
+  for (const bool gzip : {false, true}) {
+    CAPTURE(gzip);
+    const std::string& input = gzip ? compressed : bytes;
+    {  // in memory
+      const auto result = import(input);
+      CHECK(result.errors.empty());
+      CHECK(result.records == kWrappedRingRecords);
+      CHECK(result.warnings == warnings);
+    }
+    {  // standard input, a pipe
+      const auto result = import_through_stdin(input);
+      CHECK(result.errors.empty());
+      CHECK(result.records == kWrappedRingRecords);
+      CHECK(result.warnings == warnings);
+    }
+  }
+  for (const std::size_t step : {1u, 7u, 64u}) {  // reads of a few bytes: a header split across them
+    CAPTURE(step);
+    CtfImporter importer(std::make_unique<TrickleSource>(bytes, step), "c.ctf");
+    const auto result = test::read_source(importer);
+    CHECK(result.errors.empty());
+    CHECK(result.records == kWrappedRingRecords);
+    CHECK(result.warnings == warnings);
+  }
+}
+
+TEST_CASE("a CTF file cut inside a packet that is not the last in counter order") {
+  // The wrapped ring cut at byte 300: inside the creates (286 to 312) of the
+  // packet with counter 3 (at byte 229, 89 bytes), last in the file but
+  // second in counter order. Its increase (259 to 286) is complete.
+  const std::string bytes = wrapped_ring().bytes().substr(0, 300);
+  {  // a plain file: counters 2 and 3 (what is complete of it), then the
+     // error; 4 and 5 come after the error, which is final
+    const auto result = import(bytes);
+    CHECK(result.records == std::vector<std::string>{"(switch 0 0)", "(label 100 0 \"two\")",
+                                                     "(counter 1000 \"c\" 1)"});
+    CHECK(result.errors == std::vector<std::string>{"c.ctf: byte 249: packet size 89 bytes goes past "
+                                                    "the end of the input (at byte 300)"});
+    CHECK(result.warnings == std::vector<std::string>{kWrappedRingWarning});
+    CHECK_FALSE(result.truncated);
+  }
+  {  // a gzip stream of those 300 bytes without its 8-byte trailer (CRC and
+     // size) ends inside its member: a truncation, and every other packet
+     // is read
+    const std::string compressed = gzipped(bytes);
+    const auto result = import(std::string_view(compressed).substr(0, compressed.size() - 8));
+    CHECK(result.errors.empty());
+    CHECK(result.records == std::vector<std::string>{"(switch 0 0)", "(label 100 0 \"two\")",
+                                                     "(counter 1000 \"c\" 1)", "(counter 2000 \"c\" 3)",
+                                                     "(switch 2100 -1)", "(switch 3000 0)",
+                                                     "(label 3100 7 \"five\")"});
+    CHECK(result.warnings ==
+          std::vector<std::string>{"c.ctf: warning: the compressed stream ends early, inside the packet "
+                                   "at byte 229: the trace was cut short",
+                                   kWrappedRingWarning});
+    CHECK(result.truncated);
+  }
+}
+
+TEST_CASE("a malformed header after a wrapped CTF ring comes after every packet, in counter order") {
+  auto b = wrapped_ring();
+  b.numbered_packet(6).switch_(14'000, 0);
+  std::string bytes = b.bytes();
+  bytes[318] = 'X';  // the magic of the fifth packet
+  const auto result = import(bytes);
+  CHECK(result.records == kWrappedRingRecords);
+  CHECK(result.errors == std::vector<std::string>{"c.ctf: byte 318: bad packet magic 0xc1fc1f58: a "
+                                                  "mirage-profile CTF packet starts with c1 1f fc c1"});
+  CHECK(result.warnings == std::vector<std::string>{kWrappedRingWarning});
+}
+
+namespace {
+
+// 256 KiB packets, one after another, made on the fly from one template
+// packet of labels (counter patched in each): a stream far larger than the
+// importer may hold.
+class GeneratedPackets final : public ByteSource {
+ public:
+  GeneratedPackets(std::string packet, std::uint32_t packets)
+      : packet_(std::move(packet)), packets_(packets) {}
+  Result<std::size_t> read(std::span<char> into) override {
+    std::size_t n = 0;
+    while (n < into.size() && made_ < packets_) {
+      if (pos_ == 0) {  // counter of this packet, at byte 24 of its header
+        packet_[24] = static_cast<char>(made_ & 0xFF);
+        packet_[25] = static_cast<char>((made_ >> 8) & 0xFF);
+      }
+      const std::size_t take = std::min(into.size() - n, packet_.size() - pos_);
+      std::memcpy(into.data() + n, packet_.data() + pos_, take);
+      n += take;
+      pos_ += take;
+      if (pos_ == packet_.size()) {
+        pos_ = 0;
+        ++made_;
+      }
+    }
+    raw_ += n;
+    return n;
+  }
+  std::uint64_t raw_offset() const override { return raw_; }
+
+ private:
+  std::string packet_;
+  std::uint32_t packets_;
+  std::uint32_t made_ = 0;
+  std::size_t pos_ = 0;
+  std::uint64_t raw_ = 0;
+};
+
+std::size_t resident_kib() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) / 1024;
+}
+
+}  // namespace
+
+TEST_CASE("reading a 64 MB CTF stream keeps the importer's memory bounded") {
+  // 13,795 labels of 19 bytes fill a packet's 262,144 - 30 - 9 bytes; 256
+  // packets make 64 MiB and 3,531,520 events.
+  CtfBuilder b;
+  b.packet(9);
+  for (std::uint64_t i = 0; i < 13'795; ++i) b.label(1000 + i, 0, "x");
+  const std::string packet = b.bytes();
+  REQUIRE(packet.size() == 262'144);
+  constexpr std::uint32_t kPackets = 256;
+  CtfImporter importer(std::make_unique<GeneratedPackets>(packet, kPackets), "big.ctf");
+  const std::size_t before = resident_kib();
+  REQUIRE(importer.next() == TraceSource::Step::record);  // the whole stream is indexed now
+  const std::size_t indexed = resident_kib();
+  std::uint64_t records = 1;
+  TraceSource::Step step;
+  while ((step = importer.next()) == TraceSource::Step::record) ++records;
+  CHECK(step == TraceSource::Step::end);
+  CHECK(records == 13'795u * kPackets);
+  CHECK(importer.packet_count() == kPackets);
+  CHECK(importer.warning_count() == 0);  // no time before the first, no gap in the counters
+  const std::size_t after = resident_kib();
+  INFO("resident before " << before << " KiB, after indexing " << indexed << " KiB, at the end "
+                           << after << " KiB");
+  // The stream is 64 MiB; the importer holds a chunk of 64 KiB while it
+  // indexes, then a window of 256 KiB, and a CtfPacket per packet.
+  CHECK(indexed < before + 8 * 1024);
+  CHECK(after < indexed + 4 * 1024);
 }

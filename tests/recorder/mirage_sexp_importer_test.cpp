@@ -66,6 +66,32 @@ TEST_CASE("every MirageOS op imports as its exact record") {
                           });
 }
 
+TEST_CASE("the dump mark at the end of a log is a snapshot; elsewhere a resolve by 0 is one") {
+  // mirage-profile's events () appends Resolves (0, 0, None) to the log it
+  // hands out: the file's last record is the moment the log was taken.
+  const auto last = import(
+      "((time 1.0)(op(Switch 0)))\n"
+      "((time 1.5)(op(Resolves 0 0())))\n"
+      "((time 2.0)(op(Resolves 0 0())))\n"
+      "\n");
+  CHECK(last.errors.empty());
+  CHECK(last.warnings.empty());
+  CHECK(last.records ==
+        std::vector<std::string>{"(switch 0 0)", "(resolve 500000000 0 0 ok)", "(snapshot 1000000000)"});
+  // Not last, or not exactly (0, 0, ok): what it says.
+  const auto not_last = import(
+      "((time 1.0)(op(Resolves 0 0())))\n"
+      "((time 2.0)(op(Label 0 \"x\")))\n"
+      "((time 3.0)(op(Resolves 0 0(\"Exit\"))))\n");
+  CHECK(not_last.records == std::vector<std::string>{"(resolve 0 0 0 ok)", "(label 1000000000 0 \"x\")",
+                                                     "(resolve 2000000000 0 0 fail \"Exit\")"});
+  // An error right after the mark: the mark is a resolve, then the error.
+  const auto then_error = import("((time 1.0)(op(Resolves 0 0())))\n((time 2.0)(op(Nope 1)))\n");
+  CHECK(then_error.records == std::vector<std::string>{"(resolve 0 0 0 ok)"});
+  REQUIRE(then_error.errors.size() == 1);
+  CHECK(then_error.errors.front().rfind("m.sexp:2:", 0) == 0);
+}
+
 TEST_CASE("the header names the format and the source clock's origin") {
   MirageSexpImporter importer(memory_input(kEveryOp, "m.sexp"), "m.sexp");
   CHECK(importer.format_name() == "mirage-sexp");

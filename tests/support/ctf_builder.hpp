@@ -8,7 +8,10 @@
 //
 // Each packet's sizes are filled in when the next packet starts or bytes()
 // is called; `padding` bytes of zeros follow each packet's content.
-// event_end() lists where each event ends, to tell which events a cut keeps.
+// packet() numbers packets 0, 1, 2... in file order; numbered_packet() sets
+// the counter, for rings that wrapped. event_ends() lists where each event
+// ends, to tell which events a cut keeps; packet_starts() where each packet
+// starts, to name it in expected messages.
 #pragma once
 
 #include <cstdint>
@@ -23,16 +26,24 @@ class CtfBuilder {
   static constexpr std::uint8_t kUuid[16] = {0x05, 0x88, 0x3b, 0x8d, 0x52, 0x1a, 0x48, 0x7b,
                                              0xb3, 0x97, 0x45, 0x6a, 0xb1, 0x50, 0x68, 0x0c};
 
-  // Starts a packet; `padding` zero bytes will follow its content.
+  // Starts a packet whose stream_packet_count is its index (0, 1, 2...);
+  // `padding` zero bytes will follow its content.
   CtfBuilder& packet(std::size_t padding = 6) {
+    return numbered_packet(static_cast<std::uint16_t>(packets_), padding);
+  }
+  // The same with the stream_packet_count given: a ring that wrapped, a
+  // repeated or a missing counter.
+  CtfBuilder& numbered_packet(std::uint16_t stream_packet_count, std::size_t padding = 6) {
     close();
     packet_start_ = out_.size();
+    packet_starts_.push_back(packet_start_);
     padding_ = padding;
     open_ = true;
+    ++packets_;
     u32(0xc1fc1fc1);
     for (std::uint8_t b : kUuid) u8(b);
     u32(0);  // packet_size, patched by close()
-    u16(static_cast<std::uint16_t>(packets_++));
+    u16(stream_packet_count);
     u32(0);  // content_size, patched by close()
     return *this;
   }
@@ -99,6 +110,7 @@ class CtfBuilder {
   [[nodiscard]] std::size_t size() const { return out_.size(); }
   [[nodiscard]] const std::vector<std::size_t>& event_ends() const { return event_ends_; }
   [[nodiscard]] const std::vector<std::size_t>& packet_ends() const { return packet_ends_; }
+  [[nodiscard]] const std::vector<std::size_t>& packet_starts() const { return packet_starts_; }
 
   // Overwrites 4 bytes at `offset` (a size field, the magic).
   void patch_u32(std::size_t offset, std::uint32_t v) {
@@ -128,6 +140,7 @@ class CtfBuilder {
   bool open_ = false;
   std::vector<std::size_t> event_ends_;
   std::vector<std::size_t> packet_ends_;
+  std::vector<std::size_t> packet_starts_;
 };
 
 }  // namespace skein::test

@@ -1,13 +1,21 @@
 // anomaly_table_test.cpp — the findings in the database: store_anomalies()
 // creates the `anomalies` table in an imported database, which then still
 // passes the schema check; storing again replaces only the rules that ran;
-// a user's own table of that name, and a read-only file, are left alone
-// with an error.
+// a user's own table of that name is left alone with an error; and a
+// database that cannot be written, a read-only file or a file in a
+// read-only folder, is linted all the same while storing fails and leaves
+// its bytes as they were. "Cannot be written" is made real for root too
+// (tests/support/file_modes_enforced.hpp): the kernel refuses the write.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <fstream>
+#include <iterator>
 
+#include "tests/support/file_modes_enforced.hpp"
 #include "tests/viewer/lint_test_support.hpp"
 #include "viewer/core/anomaly_table.hpp"
 
@@ -32,6 +40,34 @@ std::vector<LintFinding> lint(const std::string& db) {
   return report.value().findings;
 }
 
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The errno of opening `path` with `flags`, 0 when it opens.
+int open_errno(const std::string& path, int flags) {
+  const int fd = open(path.c_str(), flags | O_CLOEXEC, 0644);
+  if (fd < 0) return errno;
+  close(fd);
+  return 0;
+}
+
+// A mode for the scope, `after` once it ends (so TempDir can empty a folder).
+class ScopedMode {
+ public:
+  ScopedMode(std::string path, mode_t mode, mode_t after) : path_(std::move(path)), after_(after) {
+    REQUIRE(chmod(path_.c_str(), mode) == 0);
+  }
+  ~ScopedMode() { chmod(path_.c_str(), after_); }
+  ScopedMode(const ScopedMode&) = delete;
+  ScopedMode& operator=(const ScopedMode&) = delete;
+
+ private:
+  std::string path_;
+  mode_t after_;
+};
+
 }  // namespace
 
 TEST_CASE("anomalies: findings are stored beside the trace's tables") {
@@ -45,8 +81,8 @@ TEST_CASE("anomalies: findings are stored beside the trace's tables") {
                   "FROM anomalies ORDER BY id") ==
         "unread-failure|error|2000|1|1|NULL|2|NULL|thread 1 failed (Not_found) and no other thread read its "
         "outcome\n"
-        "pending-at-end|warning|3000|2|NULL|NULL|3|(no site)|thread 2 is still pending at the end (0.004000 ms); "
-        "waits on nothing recorded\n");
+        "pending-at-end|warning|3000|2|NULL|NULL|3|created by thread 0: 1 promise pending since 0.003000 ms|thread 2 "
+        "is still pending at the end (0.004000 ms); waits on nothing recorded\n");
   // Still a valid Skein database.
   CHECK(TraceStore::open(db).ok());
   // Storing one rule again replaces that rule's rows only.
@@ -71,20 +107,41 @@ TEST_CASE("anomalies: a user's own table of that name is not touched") {
   CHECK(query(db, "SELECT * FROM anomalies") == "mine\n");
 }
 
-TEST_CASE("anomalies: a read-only database is not written") {
-  if (geteuid() == 0) {
-    // root writes through file modes: make the check on what SQLite says instead.
-    WARN("running as root: checking a read-only open through a read-only folder is not possible; "
-         "checking the error path with a missing file");
-    const Status missing = store_anomalies("/nonexistent/t.db", {LintRuleId::unread_failure}, {});
-    CHECK_FALSE(missing.ok());
-    return;
-  }
+TEST_CASE("anomalies: a database that cannot be written is linted all the same and nothing is stored") {
   TempDir dir;
-  const std::string db = dir.file("t.db");
+  const std::string folder = dir.file("ro");
+  REQUIRE(mkdir(folder.c_str(), 0755) == 0);
+  const std::string db = folder + "/t.db";
   REQUIRE(test::import_text(kTrace, db).ok());
-  REQUIRE(chmod(db.c_str(), 0444) == 0);
-  const Status s = store_anomalies(db, {LintRuleId::unread_failure}, lint(db));
-  CHECK_FALSE(s.ok());
+  const std::string before = read_bytes(db);
+  REQUIRE_FALSE(before.empty());
+
+  SECTION("a read-only file (0444)") {
+    const ScopedMode mode(db, 0444, 0644);
+    const test::FileModesEnforced modes;
+    REQUIRE(modes.ok());
+    // Not writable for this thread, root included: the kernel says so.
+    REQUIRE(open_errno(db, O_RDWR) == EACCES);
+    const auto findings = lint(db);
+    CHECK(findings.size() == 2);
+    const Status s = store_anomalies(db, {all_lint_rules().begin(), all_lint_rules().end()}, findings);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().to_string() == db + ": the database is read-only");
+  }
+  SECTION("a file in a read-only folder (0555), where SQLite cannot make its journal") {
+    const ScopedMode mode(folder, 0555, 0755);
+    const test::FileModesEnforced modes;
+    REQUIRE(modes.ok());
+    REQUIRE(open_errno(folder + "/t.db-journal", O_WRONLY | O_CREAT | O_EXCL) == EACCES);
+    const auto findings = lint(db);
+    CHECK(findings.size() == 2);
+    const Status s = store_anomalies(db, {all_lint_rules().begin(), all_lint_rules().end()}, findings);
+    REQUIRE_FALSE(s.ok());
+    // SQLite's SQLITE_READONLY_DIRECTORY, from the first statement that writes.
+    CHECK(s.error().to_string() == db + ": 'CREATE TABLE anomalies(id INTEGER PRIMARY KEY, rule TEXT NOT' failed: "
+                                        "attempt to write a readonly database");
+  }
+  CHECK(read_bytes(db) == before);
   CHECK(query(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'anomalies'") == "0\n");
+  CHECK_FALSE(test::file_exists(db + "-journal"));
 }

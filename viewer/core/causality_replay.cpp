@@ -14,6 +14,7 @@ namespace {
 constexpr int kMergeChainLimit = 64;
 
 bool reads_or_waits(RecordHead h) { return h == RecordHead::read || h == RecordHead::wait; }
+bool is_thread(ThreadId t) { return t != kNoThread && t != kScheduler; }
 
 }  // namespace
 
@@ -250,7 +251,7 @@ void CausalityReplay::on_actor(const TraceEvent& e, std::vector<ControlTransfer>
     verdicts.push_back(t);
     to_scheduler(e.id);
     return;
-  } else if (on_stack(actor)) {
+  } else if ((e.head == RecordHead::return_ || !options_.returns_recorded) && on_stack(actor)) {
     t.cause = ControlCause::returns;
   } else if (actor == spawned_just_before_) {
     t.cause = ControlCause::created_just_before;
@@ -269,6 +270,20 @@ void CausalityReplay::on_actor(const TraceEvent& e, std::vector<ControlTransfer>
     t.suspect = suspect_for(actor, e.target, current_ != kScheduler ? current_ : last_thread_ran_);
   }
   verdicts.push_back(t);
+  if (t.explained() && t.cause != ControlCause::reads_resolved && options_.check_reads &&
+      e.head == RecordHead::read && is_thread(e.target) && threads_.at(e.target).resolved == 0) {
+    // Control came here for another reason, but what the actor reads was
+    // never resolved.
+    ControlTransfer u;
+    u.event = e.id;
+    u.time = e.time;
+    u.head = e.head;
+    u.from = actor;
+    u.to = actor;
+    u.input = e.target;
+    u.suspect = suspect_for(actor, e.target, current_ != kScheduler ? current_ : last_thread_ran_);
+    verdicts.push_back(u);
+  }
   if (options_.check_switches) {
     if (current_ == kNoThread || current_ == kScheduler) {
       begin_turn(t, t.cause == ControlCause::reads_resolved ? e.target : kNoThread);
@@ -283,8 +298,13 @@ void CausalityReplay::on_actor(const TraceEvent& e, std::vector<ControlTransfer>
   leave_current(e.id);
   if (t.cause == ControlCause::returns) {
     pop_to(actor);
-  } else if (t.cause != ControlCause::merge_target && current_ != kNoThread) {
-    push(current_);
+  } else {
+    // In a trace that records returns, an actor still on the stack that
+    // takes control with no return starts a callback of its own: the
+    // frames above its old place had returned (Lwt runs queued wakeups
+    // once the nested ones are over).
+    if (on_stack(actor)) pop_to(actor);
+    if (t.cause != ControlCause::merge_target && current_ != kNoThread) push(current_);
   }
   current_ = actor;
   last_thread_ran_ = actor;

@@ -42,7 +42,8 @@
 //             needs no cause.
 //   a record whose actor A is not current
 //             a transfer of control, explained when (in this order) A is on
-//             the stack (control returns to it: the stack is popped down
+//             the stack and the record is a return, or the trace records no
+//             returns (control returns to it: the stack is popped down
 //             to it), A was spawned by the record just before and its kind
 //             starts at once (not bind and the other kinds that wait for an
 //             input), the record reads or waits on a thread resolved since
@@ -54,10 +55,10 @@
 //   wait by the thread the latest spawn created (and its further waits)
 //             the creator registering its new thread's inputs (`spawn 2 0
 //             bind`, `wait 2 1`): control stays with the creator.
-//   read by the current thread, with check_reads
-//             no transfer, but the thread read must have been resolved: a
-//             read of a thread no record resolved is unexplained too
-//             (ControlTransfer with from == to).
+//   read of a thread no record resolved, with check_reads
+//             unexplained too, whether control changed hands at it or not
+//             (ControlTransfer with from == to, beside the transfer's own
+//             verdict when that was explained).
 //   labels, sites, counters, gc, lost
 //             change nothing (labelling a thread does not run it).
 //
@@ -156,6 +157,13 @@ struct CausalityReplayOptions {
   // 2014 MirageOS traces record no waits, and their reads also look at
   // pending threads.
   bool check_reads = false;
+  // True for traces that record returns (`return` records: the MirageOS
+  // traces written with Lwt's leave_wakeup, recorder/lwt_switch.hpp). A
+  // thread on the stack then gets control back only by a return record;
+  // without one, its next record is a callback of its own starting (Lwt
+  // runs a loop's callbacks as the loop's first thread). Skein's runtime
+  // records no returns: control comes back down the stack unrecorded.
+  bool returns_recorded = false;
 };
 
 class CausalityReplay {

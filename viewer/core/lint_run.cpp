@@ -137,15 +137,17 @@ class LintPass {
 LintReport lint_events(const std::vector<TraceEvent>& events, const LintOptions& options) {
   bool has_notify = false;
   bool has_wait = false;
+  bool has_return = false;
   LintTraceEnd end;
   for (const TraceEvent& e : events) {
     has_notify = has_notify || e.head == RecordHead::notify;
     has_wait = has_wait || e.head == RecordHead::wait;
+    has_return = has_return || e.head == RecordHead::return_;
     end.ended_cleanly = end.ended_cleanly || e.head == RecordHead::end;
     if (e.has_time) end.end_time = std::max(end.end_time, e.time);
   }
-  LintPass pass(options,
-                CausalityReplayOptions{has_notify, has_wait && options.settings.semantics.reads_are_of_resolved});
+  LintPass pass(options, CausalityReplayOptions{has_notify, has_wait && options.settings.semantics.reads_are_of_resolved,
+                                                has_return});
   for (const TraceEvent& e : events) pass.feed(e);
   return pass.finish(end);
 }
@@ -166,6 +168,8 @@ Result<LintReport> lint_store(TraceStore& store, LintOptions options) {
   if (!has_notify) return has_notify.error();
   const auto has_wait = has_head(RecordHead::wait);
   if (!has_wait) return has_wait.error();
+  const auto has_return = has_head(RecordHead::return_);
+  if (!has_return) return has_return.error();
 
   if (!options.settings.site_name) {
     auto sites = store.sites();
@@ -188,7 +192,8 @@ Result<LintReport> lint_store(TraceStore& store, LintOptions options) {
   }
 
   LintPass pass(options, CausalityReplayOptions{has_notify.value(),
-                                                has_wait.value() && options.settings.semantics.reads_are_of_resolved});
+                                                has_wait.value() && options.settings.semantics.reads_are_of_resolved,
+                                                has_return.value()});
   TraceEventPrefetch prefetch(db);
   prefetch.start();
   while (const TraceEventBatch* batch = prefetch.next())

@@ -1,0 +1,277 @@
+// lint_truth.cpp — the lints' precision and recall on real traces, against
+// a truth that does not come from the lints.
+//
+//   lint_truth --truth FILE [--fixtures DIR] [--samples DIR] [--only fixtures|samples]
+//              [--removals N] [--seed S]
+//
+// The truth (lint_truth.tsv, beside this file) names the traces: the 2014
+// MirageOS fixtures and runs of the samples, and for every trace and every
+// rule the number of findings it owes, each with a reason taken from what
+// wrote the trace (Lwt's code, the sample's source). This program:
+//
+//   1. makes every trace: a fixture is imported as it is (into a temporary
+//      database: nothing is written beside the fixtures); a sample is run
+//      with SKEIN_TRACE into a temporary folder, then imported;
+//   2. lints it (all rules, as `skein lint`) and prints, per rule, the
+//      findings next to the truth: the findings beyond it are false ones
+//      (precision), those short of it missed;
+//   3. on the traces marked `recall`, removes one causal record at a time
+//      (a resolve, a notify, a merge) and checks that the lints report the
+//      removal where the removal says they must: mutation_oracle.hpp has
+//      the oracle, which never asks the lints' own state machine. Up to
+//      --removals (300) per trace and kind; recall is printed for each.
+//
+// Exit status: 0 when every count equals its truth and every recall is at
+// least 99%; 1 otherwise; 77 (skipped) when --only fixtures finds no
+// fixtures; 2 for a bad truth file or arguments.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "recorder/trace_import.hpp"
+#include "recorder/trace_store.hpp"
+#include "tests/support/store_query.hpp"
+#include "tests/support/subprocess.hpp"
+#include "viewer/core/lint_run.hpp"
+#include "tests/viewer/mutation_oracle.hpp"
+#include "viewer/core/trace_event_reader.hpp"
+
+using namespace skein;
+using skein::test::MutationRecall;
+
+namespace {
+
+constexpr double kRecallTarget = 0.99;
+
+struct TraceSpec {
+  std::string name;
+  std::string kind;                // fixture or sample
+  std::vector<std::string> args;   // the file, or the program and its arguments
+  std::map<std::string, std::uint64_t> expected;  // rule -> count
+  std::map<std::string, std::string> reasons;
+  bool recall = false;
+};
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> out;
+  std::string field;
+  std::istringstream in(line);
+  while (std::getline(in, field, '\t')) out.push_back(field);
+  return out;
+}
+
+std::vector<std::string> split_spaces(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string w;
+  while (in >> w) out.push_back(w);
+  return out;
+}
+
+bool read_truth(const std::string& path, std::vector<TraceSpec>& traces) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "lint_truth: cannot read %s\n", path.c_str());
+    return false;
+  }
+  std::string line;
+  int number = 0;
+  const auto find = [&](const std::string& name) -> TraceSpec* {
+    for (auto& t : traces)
+      if (t.name == name) return &t;
+    return nullptr;
+  };
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    const auto f = split_tabs(line);
+    const auto bad = [&](const char* why) {
+      std::fprintf(stderr, "%s:%d: %s\n", path.c_str(), number, why);
+      return false;
+    };
+    if (f[0] == "trace") {
+      if (f.size() != 4 || (f[2] != "fixture" && f[2] != "sample")) return bad("expected: trace NAME fixture|sample WHAT");
+      traces.push_back(TraceSpec{f[1], f[2], split_spaces(f[3]), {}, {}, false});
+    } else if (f[0] == "expect") {
+      if (f.size() != 5) return bad("expected: expect NAME RULE COUNT REASON");
+      TraceSpec* t = find(f[1]);
+      if (t == nullptr) return bad("expect names a trace not declared before");
+      if (!lint_rule_from_name(f[2])) return bad("unknown rule");
+      if (f[4].empty()) return bad("a count needs its reason");
+      t->expected[f[2]] = std::stoull(f[3]);
+      t->reasons[f[2]] = f[4];
+    } else if (f[0] == "recall") {
+      TraceSpec* t = find(f.size() == 2 ? f[1] : "");
+      if (t == nullptr) return bad("recall names a trace not declared before");
+      t->recall = true;
+    } else {
+      return bad("unknown line");
+    }
+  }
+  for (const auto& t : traces)
+    if (t.expected.size() != kLintRuleCount) {
+      std::fprintf(stderr, "%s: trace %s does not name all %zu rules\n", path.c_str(), t.name.c_str(),
+                   kLintRuleCount);
+      return false;
+    }
+  return true;
+}
+
+struct Made {
+  bool ok = false;
+  bool skipped = false;
+  std::string db;
+  std::string why;
+};
+
+Made make_trace(const TraceSpec& t, const std::string& fixtures, const std::string& samples,
+                const test::TempDir& dir) {
+  Made m;
+  m.db = dir.file(t.name + ".db");
+  std::string source;
+  if (t.kind == "fixture") {
+    source = fixtures + "/" + t.args.at(0);
+    if (access(source.c_str(), R_OK) != 0) {
+      m.skipped = true;
+      m.why = "fixture " + source + " not found (set SKEIN_FIXTURES)";
+      return m;
+    }
+  } else {
+    source = dir.file(t.name + ".sexp");
+    std::vector<std::string> argv = {samples + "/" + t.args.at(0) + "/" + t.args.at(0)};
+    argv.insert(argv.end(), t.args.begin() + 1, t.args.end());
+    const auto run = test::run_process(argv, {}, {"SKEIN_TRACE=" + source});
+    if (run.exit_code != 0) {
+      m.why = "sample " + argv[0] + " exited " + std::to_string(run.exit_code) + ": " + run.err;
+      return m;
+    }
+  }
+  ImportOptions options;
+  options.sync = false;
+  const ImportResult r = import_trace(source, m.db, options);
+  if (!r.ok()) {
+    m.why = r.error.to_string();
+    return m;
+  }
+  m.ok = true;
+  return m;
+}
+
+std::string percent(std::size_t a, std::size_t b) {
+  if (b == 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * static_cast<double>(a) / static_cast<double>(b));
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string truth, fixtures, samples, only;
+  std::size_t removals = 300;
+  std::uint64_t seed = 20141018;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "lint_truth: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--truth") truth = value();
+    else if (a == "--fixtures") fixtures = value();
+    else if (a == "--samples") samples = value();
+    else if (a == "--only") only = value();
+    else if (a == "--removals") removals = std::stoul(value());
+    else if (a == "--seed") seed = std::stoull(value());
+    else {
+      std::fprintf(stderr, "usage: lint_truth --truth FILE [--fixtures DIR] [--samples DIR] [--only fixtures|samples] "
+                           "[--removals N] [--seed S]\n");
+      return 2;
+    }
+  }
+  if (const char* env = std::getenv("SKEIN_FIXTURES"); env != nullptr && *env != '\0') fixtures = env;
+  std::vector<TraceSpec> traces;
+  if (truth.empty() || !read_truth(truth, traces)) return 2;
+
+  test::TempDir dir;
+  bool failed = false;
+  bool skipped = false;
+  std::printf("%-26s %-21s %8s %6s %6s %6s  %s\n", "trace", "rule", "findings", "truth", "false", "missed", "reason");
+  std::vector<std::pair<std::string, std::vector<MutationRecall>>> recalls;
+  for (const TraceSpec& t : traces) {
+    if (!only.empty() && only != t.kind + "s") continue;
+    const Made m = make_trace(t, fixtures, samples, dir);
+    if (m.skipped) {
+      std::printf("%-26s SKIPPED: %s\n", t.name.c_str(), m.why.c_str());
+      skipped = true;
+      continue;
+    }
+    if (!m.ok) {
+      std::printf("%-26s FAILED: %s\n", t.name.c_str(), m.why.c_str());
+      failed = true;
+      continue;
+    }
+    auto store = TraceStore::open(m.db);
+    if (!store.ok()) {
+      std::printf("%-26s FAILED: %s\n", t.name.c_str(), store.error().to_string().c_str());
+      failed = true;
+      continue;
+    }
+    auto report = lint_store(store.value(), {});
+    if (!report.ok()) {
+      std::printf("%-26s FAILED: %s\n", t.name.c_str(), report.error().to_string().c_str());
+      failed = true;
+      continue;
+    }
+    for (const LintRuleId rule : all_lint_rules()) {
+      const std::string name(lint_rule_name(rule));
+      const std::uint64_t found = report.value().counts[static_cast<std::size_t>(rule)];
+      const std::uint64_t want = t.expected.at(name);
+      const std::uint64_t extra = found > want ? found - want : 0;
+      const std::uint64_t missed = want > found ? want - found : 0;
+      if (found != want) failed = true;
+      std::printf("%-26s %-21s %8llu %6llu %6llu %6llu  %s%s\n", t.name.c_str(), name.c_str(),
+                  static_cast<unsigned long long>(found), static_cast<unsigned long long>(want),
+                  static_cast<unsigned long long>(extra), static_cast<unsigned long long>(missed),
+                  found == want ? "" : "MISMATCH: ", t.reasons.at(name).c_str());
+    }
+    if (!t.recall) continue;
+    auto events = load_trace_events(store.value().database());
+    if (!events.ok()) {
+      std::printf("%-26s FAILED: %s\n", t.name.c_str(), events.error().to_string().c_str());
+      failed = true;
+      continue;
+    }
+    LintSettings settings;
+    const auto scheduler = store.value().meta_text("header.scheduler-thread");
+    const auto format = store.value().meta_text("header.source-format");
+    settings.semantics = semantics_from_header(scheduler ? &*scheduler : nullptr, format ? &*format : nullptr);
+    recalls.emplace_back(t.name, test::mutation_recall(events.value().events(), settings, removals, seed));
+  }
+  if (!recalls.empty()) {
+    std::printf("\n%-26s %-8s %10s %8s %8s %7s\n", "recall by mutation", "removed", "candidates", "removals",
+                "reported", "recall");
+    for (const auto& [name, rows] : recalls) {
+      for (const MutationRecall& r : rows) {
+        const bool ok = r.removals == 0 || static_cast<double>(r.reported) >= kRecallTarget * static_cast<double>(r.removals);
+        if (!ok) failed = true;
+        std::printf("%-26s %-8s %10zu %8zu %8zu %7s%s\n", name.c_str(), r.kind.c_str(), r.candidates, r.removals,
+                    r.reported, percent(r.reported, r.removals).c_str(), ok ? "" : "  BELOW 99%");
+        for (const auto& miss : r.misses) std::printf("    missed: %s\n", miss.c_str());
+      }
+    }
+  }
+  if (failed) return 1;
+  return skipped ? 77 : 0;
+}
