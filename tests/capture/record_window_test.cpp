@@ -54,6 +54,7 @@ class Renumbered {
     if (head == "switch") return "switch " + id(t[2]);
     if (head == "label") return "label " + id(t[2]) + " " + t[3];
     if (head == "idle") return "idle";
+    if (head == "should-resolve") return "should-resolve " + id(t[2]);
     return "";
   }
 
@@ -91,14 +92,15 @@ class Renumbered {
 };
 
 // Every kind of record the hooks make inline (spawn, wait, read, resolve ok
-// and cancel, merge, notify, switch, idle) and some they cannot (labels,
-// failures), over many chunks.
+// and cancel, merge, notify, switch, idle, should-resolve) and some they
+// cannot (labels, failures), over many chunks.
 void workload(int rounds) {
   for (int i = 0; i < rounds; ++i) {
     auto [p, r] = skein::task<int>();
     auto q = p.then([](int v) { return skein::resolved(v + 1); });
     auto m = q.map([](int v) { return v * 2; });
     if (i % 100 == 0) p.label("round " + std::to_string(i));
+    if (i % 50 == 0) skein::should_resolve(m);
     if (i % 250 == 0) {
       auto [f, fr] = skein::task<int>();
       auto g = f.map([](int v) { return v; });
