@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
       report = std::move(linted).value();
     }
     const double analysed = seconds_since(start);
-    if (Status s = store_anomalies(db, report.rules, report.findings, AnomalyDurability::rebuildable); !s.ok())
+    if (Status s = store_lint_report(db, report, AnomalyDurability::rebuildable); !s.ok())
       fail(s.error().to_string());
     const double done = seconds_since(start);
     analysis.push_back(analysed);

@@ -43,13 +43,15 @@ TEST_CASE("skein lint: text output, findings stored in the trace's cache") {
   CHECK(r.exit_code == 1);
   CHECK(r.out ==
         "unread-failure: 1 finding (error)\n"
-        "  0.002000 ms  thread 1 \"worker\"  from thread 1 \"worker\"  event 3\n"
+        "  #1  0.002000 ms  thread 1 \"worker\"  from thread 1 \"worker\"  event 3\n"
         "    thread 1 failed (Not_found) and no other thread read its outcome\n"
+        "    open: skein-view " + trace + " --finding 1\n"
         "\n"
         "pending-at-end: 1 finding (warning)\n"
         "  created by thread 0: 1 promise pending since 0.003000 ms:\n"
-        "    0.003000 ms  thread 2  event 4\n"
+        "    #2  0.003000 ms  thread 2  event 4\n"
         "      thread 2 is still pending at the end (0.004000 ms); waits on nothing recorded\n"
+        "      open: skein-view " + trace + " --finding 2\n"
         "\n"
         "2 findings (rules: missing-notification, unread-failure, pending-at-end, late-notify, "
         "blocking-activation, self-wake)\n");
@@ -79,6 +81,7 @@ TEST_CASE("skein lint: --format json") {
         "            \"from\": 1,\n"
         "            \"group\": null,\n"
         "            \"message\": \"thread 1 failed (Not_found) and no other thread read its outcome\",\n"
+        "            \"number\": 1,\n"
         "            \"rule\": \"unread-failure\",\n"
         "            \"severity\": \"error\",\n"
         "            \"suspect\": null,\n"

@@ -32,12 +32,14 @@ const std::string kTrace =
     "(spawn 3000 2 0 wait)\n"
     "(end 4000)\n";
 
-std::vector<LintFinding> lint(const std::string& db) {
+LintReport lint(const std::string& db) {
   auto store = TraceStore::open(db);
   REQUIRE(store.ok());
-  auto report = lint_store(store.value(), {});
+  LintOptions options;
+  options.keep_transfers = true;
+  auto report = lint_store(store.value(), options);
   REQUIRE(report.ok());
-  return report.value().findings;
+  return std::move(report).value();
 }
 
 std::string read_bytes(const std::string& path) {
@@ -74,20 +76,29 @@ TEST_CASE("anomalies: findings are stored beside the trace's tables") {
   TempDir dir;
   const std::string db = dir.file("t.db");
   REQUIRE(test::import_text(kTrace, db).ok());
-  const auto findings = lint(db);
-  REQUIRE(findings.size() == 2);
-  REQUIRE(store_anomalies(db, {all_lint_rules().begin(), all_lint_rules().end()}, findings).ok());
-  CHECK(query(db, "SELECT rule, severity, time, thread, from_thread, suspect, event, grouping, message "
+  const LintReport report = lint(db);
+  REQUIRE(report.findings.size() == 2);
+  REQUIRE(store_lint_report(db, report).ok());
+  // A finding's id is its number in the report.
+  CHECK(query(db, "SELECT id, rule, severity, time, thread, from_thread, suspect, event, grouping, message "
                   "FROM anomalies ORDER BY id") ==
-        "unread-failure|error|2000|1|1|NULL|2|NULL|thread 1 failed (Not_found) and no other thread read its "
+        "1|unread-failure|error|2000|1|1|NULL|2|NULL|thread 1 failed (Not_found) and no other thread read its "
         "outcome\n"
-        "pending-at-end|warning|3000|2|NULL|NULL|3|created by thread 0: 1 promise pending since 0.003000 ms|thread 2 "
+        "2|pending-at-end|warning|3000|2|NULL|NULL|3|created by thread 0: 1 promise pending since 0.003000 ms|thread 2 "
         "is still pending at the end (0.004000 ms); waits on nothing recorded\n");
+  // The replay's verdicts beside them, one per change of control (cause
+  // codes: ControlCause): main's first record (first-actor, 1); 1, an
+  // async spawned by the record just before, runs at once (4, explained by
+  // event 1); main's spawn of 2 is control coming back to it (returns, 3).
+  CHECK(query(db, "SELECT event, kind, thread, from_thread, cause, cause_event FROM transfers ORDER BY event, kind") ==
+        "1|0|0|NULL|1|NULL\n"
+        "2|0|1|0|4|1\n"
+        "3|0|0|1|3|NULL\n");
   // Still a valid Skein database.
   CHECK(TraceStore::open(db).ok());
-  // Storing one rule again replaces that rule's rows only.
-  REQUIRE(store_anomalies(db, {LintRuleId::unread_failure}, {}).ok());
-  CHECK(query(db, "SELECT rule, count(*) FROM anomalies GROUP BY rule") == "pending-at-end|1\n");
+  // Storing again replaces every row, of both tables.
+  REQUIRE(store_lint_report(db, LintReport{}).ok());
+  CHECK(query(db, "SELECT count(*) FROM anomalies") == "0\n");
 }
 
 TEST_CASE("anomalies: a user's own table of that name is not touched") {
@@ -100,7 +111,7 @@ TEST_CASE("anomalies: a user's own table of that name is not touched") {
     REQUIRE(w.value().exec("CREATE TABLE anomalies(note TEXT); INSERT INTO anomalies VALUES ('mine')").ok());
     REQUIRE(w.value().close().ok());
   }
-  const Status s = store_anomalies(db, {LintRuleId::unread_failure}, lint(db));
+  const Status s = store_lint_report(db, lint(db));
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().to_string() == db + ": cannot store the findings: its table 'anomalies' has columns (note), not "
                                       "Skein's (id,rule,severity,time,thread,from_thread,suspect,event,grouping,message)");
@@ -122,9 +133,9 @@ TEST_CASE("anomalies: a database that cannot be written is linted all the same a
     REQUIRE(modes.ok());
     // Not writable for this thread, root included: the kernel says so.
     REQUIRE(open_errno(db, O_RDWR) == EACCES);
-    const auto findings = lint(db);
-    CHECK(findings.size() == 2);
-    const Status s = store_anomalies(db, {all_lint_rules().begin(), all_lint_rules().end()}, findings);
+    const LintReport report = lint(db);
+    CHECK(report.findings.size() == 2);
+    const Status s = store_lint_report(db, report);
     REQUIRE_FALSE(s.ok());
     CHECK(s.error().to_string() == db + ": the database is read-only");
   }
@@ -133,9 +144,9 @@ TEST_CASE("anomalies: a database that cannot be written is linted all the same a
     const test::FileModesEnforced modes;
     REQUIRE(modes.ok());
     REQUIRE(open_errno(folder + "/t.db-journal", O_WRONLY | O_CREAT | O_EXCL) == EACCES);
-    const auto findings = lint(db);
-    CHECK(findings.size() == 2);
-    const Status s = store_anomalies(db, {all_lint_rules().begin(), all_lint_rules().end()}, findings);
+    const LintReport report = lint(db);
+    CHECK(report.findings.size() == 2);
+    const Status s = store_lint_report(db, report);
     REQUIRE_FALSE(s.ok());
     // SQLite's SQLITE_READONLY_DIRECTORY, from the first statement that writes.
     CHECK(s.error().to_string() == db + ": 'CREATE TABLE anomalies(id INTEGER PRIMARY KEY, rule TEXT NOT' failed: "

@@ -133,7 +133,7 @@ class InspectionWindowTest : public QObject {
       auto report = lint_store(store.value(), LintOptions{});
       QVERIFY(report.ok());
       QVERIFY(!report.value().findings.empty());
-      QVERIFY(store_anomalies(db_.toStdString(), report.value().rules, report.value().findings).ok());
+      QVERIFY(store_lint_report(db_.toStdString(), report.value()).ok());
     }
     window_ = std::make_unique<MainWindow>();
     window_->resize(1400, 900);

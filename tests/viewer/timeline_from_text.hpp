@@ -31,8 +31,9 @@ inline std::shared_ptr<const TimelineData> timeline_from_text(const std::string&
     return nullptr;
   }
   if (!findings.empty()) {
-    const Status stored =
-        store_anomalies(db, {all_lint_rules().begin(), all_lint_rules().end()}, findings, AnomalyDurability::rebuildable);
+    LintReport report;
+    report.findings = findings;
+    const Status stored = store_lint_report(db, report, AnomalyDurability::rebuildable);
     if (!stored.ok()) {
       if (error) *error = stored.error().to_string();
       return nullptr;

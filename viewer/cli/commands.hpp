@@ -13,6 +13,7 @@ int run_import(const QStringList& args);
 int run_info(const QStringList& args);
 int run_lint(const QStringList& args);
 int run_summary(const QStringList& args);
+int run_why(const QStringList& args);
 int run_render(const QStringList& args);
 // `skein render` runs under a QGuiApplication (text needs one): main() hands
 // it the whole command line before making its QCoreApplication.

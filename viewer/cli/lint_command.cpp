@@ -5,16 +5,24 @@
 // database's `anomalies` table (viewer/core/anomaly_table.hpp) for the
 // viewer.
 //
+// Every rule runs; --rules chooses which findings are printed (and decide
+// the exit status), so a finding's number (#N, its place in the full
+// report) is the same whatever is printed, and is the N of
+// `skein-view TRACE --finding N` and of `skein why TRACE --finding N`.
+//
 // Output: text grouped by rule, most severe first (viewer/core/lint_text.hpp),
-// or with --format json one QJsonDocument:
-//   {"findings":[{"rule","severity","time_ns","thread","from","suspect",
-//   "event","group","message"}...],"counts":{"RULE":N...}}
+// each finding numbered and followed by the command that opens it in the
+// viewer; or with --format json one QJsonDocument:
+//   {"findings":[{"number","rule","severity","time_ns","thread","from",
+//   "suspect","event","group","message"}...],"counts":{"RULE":N...}}
 // with thread ids as in the source trace (null where a field does not apply).
 //
-// Storing: into the cache database of a TRACE (which Skein made, and
-// rebuilds from the trace when it changes), or into the DB given. A
-// database that cannot be written (a read-only file or folder) is linted
-// all the same; a note on stderr says the findings were not stored.
+// Storing: the findings and the causality replay's verdicts (`anomalies`
+// and `transfers`, viewer/core/anomaly_table.hpp) into the cache database
+// of a TRACE (which Skein made, and rebuilds from the trace when it
+// changes), or into the DB given. A database that cannot be written (a
+// read-only file or folder) is linted all the same; a note on stderr says
+// the findings were not stored.
 //
 // Exit status: 0 no findings, 1 findings, 2 usage error or unreadable
 // input (and 1 when the TRACE has errors, as for the other commands).
@@ -22,6 +30,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <algorithm>
 #include <map>
 
 #include "viewer/cli/command_line.hpp"
@@ -48,6 +57,7 @@ std::string render_json(const LintReport& report) {
   QJsonArray findings;
   for (const LintFinding& f : report.findings) {
     QJsonObject o;
+    o.insert(QStringLiteral("number"), static_cast<qint64>(f.number));
     o.insert(QStringLiteral("rule"), QString::fromUtf8(lint_rule_name(f.rule).data()));
     o.insert(QStringLiteral("severity"), QString::fromUtf8(lint_severity_name(f.severity).data()));
     o.insert(QStringLiteral("time_ns"), static_cast<qint64>(f.time));
@@ -90,6 +100,17 @@ std::map<ThreadId, std::string> labels_of(TraceStore& store, const LintReport& r
   return labels;
 }
 
+// A path as the shell reads it back: as it is when it holds only safe
+// characters, else in single quotes.
+std::string shell_word(const std::string& s) {
+  const bool safe = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                      "0123456789@%+=:,./-_") == std::string::npos;
+  if (safe) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 }  // namespace
 
 int run_lint(const QStringList& args) {
@@ -108,8 +129,8 @@ int run_lint(const QStringList& args) {
   const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("Output: text (default) or json."),
                                   QStringLiteral("text|json"), QStringLiteral("text"));
   const QCommandLineOption rules(QStringLiteral("rules"),
-                                 QStringLiteral("Run only these rules (comma-separated): ") + rule_list() +
-                                     QStringLiteral("."),
+                                 QStringLiteral("Print only these rules' findings (comma-separated): ") + rule_list() +
+                                     QStringLiteral(". Every rule runs, so numbers do not change."),
                                  QStringLiteral("a,b"));
   const QCommandLineOption block_ms(
       QStringLiteral("block-ms"),
@@ -133,16 +154,18 @@ int run_lint(const QStringList& args) {
   if (output != QLatin1String("text") && output != QLatin1String("json"))
     return usage_error(QStringLiteral("lint"), QStringLiteral("--format takes text or json, not '%1'").arg(output));
   LintOptions options;
+  std::vector<LintRuleId> shown;  // empty: every rule's findings
   if (parser.isSet(rules)) {
     for (const QString& name : parser.value(rules).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
       const auto rule = lint_rule_from_name(name.trimmed().toStdString());
       if (!rule)
         return usage_error(QStringLiteral("lint"),
                            QStringLiteral("unknown rule '%1'; the rules are %2").arg(name, rule_list()));
-      options.rules.push_back(*rule);
+      shown.push_back(*rule);
     }
-    if (options.rules.empty()) return usage_error(QStringLiteral("lint"), QStringLiteral("--rules names no rule"));
+    if (shown.empty()) return usage_error(QStringLiteral("lint"), QStringLiteral("--rules names no rule"));
   }
+  options.keep_transfers = !parser.isSet(no_store);
   {
     bool ok = false;
     const double ms = parser.value(block_ms).toDouble(&ok);
@@ -160,14 +183,28 @@ int run_lint(const QStringList& args) {
     print_err(report.error().to_string() + "\n");
     return kExitUsage;
   }
+  // What is printed: the chosen rules' findings, numbered as in the full report.
+  LintReport printed;
+  printed.rules = shown.empty() ? report.value().rules : shown;
+  std::sort(printed.rules.begin(), printed.rules.end());
+  printed.rules.erase(std::unique(printed.rules.begin(), printed.rules.end()), printed.rules.end());
+  for (const LintRuleId r : printed.rules)
+    printed.counts[static_cast<std::size_t>(r)] = report.value().counts[static_cast<std::size_t>(r)];
+  for (const LintFinding& f : report.value().findings)
+    if (std::find(printed.rules.begin(), printed.rules.end(), f.rule) != printed.rules.end())
+      printed.findings.push_back(f);
   if (output == QLatin1String("json")) {
-    print_out(render_json(report.value()));
+    print_out(render_json(printed));
   } else {
-    const auto labels = labels_of(store, report.value());
-    print_out(render_lint_text(report.value(), [&](ThreadId t) {
-      const auto it = labels.find(t);
-      return it != labels.end() ? it->second : std::string();
-    }));
+    const auto labels = labels_of(store, printed);
+    const std::string quoted = shell_word(path);
+    print_out(render_lint_text(
+        printed,
+        [&](ThreadId t) {
+          const auto it = labels.find(t);
+          return it != labels.end() ? it->second : std::string();
+        },
+        [&](std::uint32_t n) { return "skein-view " + quoted + " --finding " + std::to_string(n); }));
   }
   if (!parser.isSet(no_store)) {
     const std::string database = opened->database_path;
@@ -175,10 +212,10 @@ int run_lint(const QStringList& args) {
     const AnomalyDurability durability =
         database != path ? AnomalyDurability::rebuildable : AnomalyDurability::durable;
     opened.reset();  // close the read-only connection before writing
-    if (Status s = store_anomalies(database, report.value().rules, report.value().findings, durability); !s.ok())
+    if (Status s = store_lint_report(database, report.value(), durability); !s.ok())
       print_err("skein lint: note: the findings were not stored: " + s.error().to_string() + "\n");
   }
-  return report.value().findings.empty() ? kExitOk : kExitProblems;
+  return printed.findings.empty() ? kExitOk : kExitProblems;
 }
 
 }  // namespace skein::cli

@@ -26,6 +26,7 @@ constexpr Command kCommands[] = {
     {"lint", "diagnose missing notifications, lost wake-ups, unread failures, blocked loops",
      skein::cli::run_lint},
     {"summary", "threads grouped by label, kind or site, like strace -c", skein::cli::run_summary},
+    {"why", "the chain of recorded causes behind a thread's act, or where a cause is missing", skein::cli::run_why},
     {"render", "draw a trace's timeline to a PNG or SVG file", skein::cli::run_render},
 };
 

@@ -1,17 +1,20 @@
-// anomaly_table.hpp — the lints' findings in the trace database, for the
-// viewer: the `anomalies` table (recorder/SCHEMA.md describes it).
+// anomaly_table.hpp — the lints' results in the trace database, for the
+// viewer and `skein why`: the `anomalies` table (recorder/SCHEMA.md
+// describes it) and, beside it, the replay's verdicts in `transfers`
+// (transfer_table.hpp).
 //
-// It is not part of the imported schema: `skein lint` adds it to an
-// existing database, which the schema check allows (tables a user adds),
-// so the schema version does not change and databases without it stay
-// valid. Storing replaces the rows of the rules that ran, in one
-// transaction, and keeps the others': `--rules a` refreshes rule a only.
+// Neither is part of the imported schema: `skein lint` (or skein-view,
+// linting a trace it opens) adds them to an existing database, which the
+// schema check allows (tables a user adds), so databases without them stay
+// valid. Storing replaces both tables' rows with one lint's report, in one
+// transaction: a finding's id is its number, as `skein lint` prints it
+// (#1 is the first finding of the full report, most severe group first).
 // A cache database is rebuilt from scratch when its trace changes, so its
 // findings never outlive the trace they were found in.
 //
-// Invariants: a table named `anomalies` with other columns (a user's own)
-// is left alone and storing fails with a message saying so; findings are
-// written through prepared statements only.
+// Invariants: a table named `anomalies` or `transfers` with other columns
+// (a user's own) is left alone and storing fails with a message saying so;
+// rows are written through prepared statements only.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,7 @@
 
 #include "recorder/diagnostic.hpp"
 #include "viewer/core/lint_finding.hpp"
+#include "viewer/core/lint_run.hpp"
 
 namespace skein {
 
@@ -33,10 +37,14 @@ inline constexpr const char* kAnomaliesTableSql =
 // trace at need, skips the fsyncs as its import does.
 enum class AnomalyDurability : std::uint8_t { durable, rebuildable };
 
-// Opens `database_path` for writing and replaces the findings of `rules`
-// with `findings`. Fails (and changes nothing) on a read-only database.
-[[nodiscard]] Status store_anomalies(const std::string& database_path, const std::vector<LintRuleId>& rules,
-                                     const std::vector<LintFinding>& findings,
-                                     AnomalyDurability durability = AnomalyDurability::durable);
+// Opens `database_path` for writing and replaces its findings with
+// `report`'s (numbered in order from 1) and, when the report kept them,
+// its transfers. Fails (and changes nothing) on a read-only database.
+[[nodiscard]] Status store_lint_report(const std::string& database_path, const LintReport& report,
+                                       AnomalyDurability durability = AnomalyDurability::durable);
+
+// True when the database holds a lint's results: both tables, with Skein's
+// columns.
+[[nodiscard]] Result<bool> has_lint_results(SqliteDatabase& db);
 
 }  // namespace skein

@@ -194,6 +194,7 @@ void CausalityReplay::on_switch(const TraceEvent& e, std::vector<ControlTransfer
     } else if (input != kNoThread) {
       t.cause = ControlCause::switch_input_resolved;
       t.cause_event = input_resolved;
+      t.input = input;
       woken_by = input;
     }
   }

@@ -50,6 +50,7 @@ struct LintFinding {
   std::optional<std::int64_t> event;    // events.id of the record it was found at
   std::string group;                    // what the text output groups a rule's findings by; "" for none
   std::string message;
+  std::uint32_t number = 0;             // its place in the full report, from 1 (`skein lint`'s #N)
 
   friend bool operator==(const LintFinding&, const LintFinding&) = default;
 };

@@ -70,7 +70,7 @@ namespace {
 class LintPass {
  public:
   LintPass(const LintOptions& options, CausalityReplayOptions replay)
-      : replay_(replay) {
+      : replay_(replay), keep_transfers_(options.keep_transfers) {
     std::vector<LintRuleId> rules = options.rules.empty()
                                         ? std::vector<LintRuleId>(all_lint_rules().begin(), all_lint_rules().end())
                                         : options.rules;
@@ -87,18 +87,20 @@ class LintPass {
   }
   void feed(const TraceEvent& e) {
     for (LintRule* r : by_head_[static_cast<std::size_t>(e.head)]) r->observe(e);
-    if (transfer_rules_.empty()) return;
+    if (transfer_rules_.empty() && !keep_transfers_) return;
     verdicts_.clear();
     replay_.step(e, verdicts_);
     for (const auto& v : verdicts_)
       for (LintRule* r : transfer_rules_) r->observe_transfer(v);
+    if (keep_transfers_) report_.transfers.insert(report_.transfers.end(), verdicts_.begin(), verdicts_.end());
   }
   LintReport finish(const LintTraceEnd& end) {
-    if (!transfer_rules_.empty()) {
+    if (!transfer_rules_.empty() || keep_transfers_) {
       verdicts_.clear();
       replay_.finish(verdicts_);
       for (const auto& v : verdicts_)
         for (LintRule* r : transfer_rules_) r->observe_transfer(v);
+      if (keep_transfers_) report_.transfers.insert(report_.transfers.end(), verdicts_.begin(), verdicts_.end());
     }
     // Each rule's findings stay together, in the rule's order; groups go
     // most severe first (a group's severity is its most severe finding),
@@ -120,11 +122,14 @@ class LintPass {
       report_.counts[static_cast<std::size_t>(rules_[i]->id())] = groups[i].size();
       append_findings(groups[i], report_.findings);
     }
+    std::uint32_t number = 0;
+    for (LintFinding& f : report_.findings) f.number = ++number;
     return std::move(report_);
   }
 
  private:
   CausalityReplay replay_;
+  bool keep_transfers_;
   std::vector<std::unique_ptr<LintRule>> rules_;
   std::array<std::vector<LintRule*>, kRecordHeadCount> by_head_;  // who observes each head
   std::vector<LintRule*> transfer_rules_;  // the replay runs only for these

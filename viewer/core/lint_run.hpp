@@ -26,12 +26,17 @@ namespace skein {
 struct LintOptions {
   std::vector<LintRuleId> rules;  // empty: every rule
   LintSettings settings;
+  // Keep every verdict of the causality replay in the report (the
+  // `transfers` table, transfer_table.hpp): the replay then runs even when
+  // no rule asks for it.
+  bool keep_transfers = false;
 };
 
 struct LintReport {
   std::vector<LintRuleId> rules;  // the rules that ran, in LintRuleId order
   std::vector<LintFinding> findings;
   std::array<std::uint64_t, kLintRuleCount> counts{};  // findings per rule
+  std::vector<ControlTransfer> transfers;  // with keep_transfers: every verdict, as settled
 };
 
 [[nodiscard]] Result<LintReport> lint_store(TraceStore& store, LintOptions options);

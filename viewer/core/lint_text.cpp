@@ -15,7 +15,8 @@ std::string named(ThreadId t, const std::function<std::string(ThreadId)>& label_
 
 }  // namespace
 
-std::string render_lint_text(const LintReport& report, const std::function<std::string(ThreadId)>& label_of) {
+std::string render_lint_text(const LintReport& report, const std::function<std::string(ThreadId)>& label_of,
+                             const std::function<std::string(std::uint32_t)>& open_command) {
   std::string out;
   std::size_t i = 0;
   std::uint64_t total = 0;
@@ -36,11 +37,14 @@ std::string render_lint_text(const LintReport& report, const std::function<std::
         }
         indent = "    ";
       }
-      out += indent + time_phrase(f.time) + "  " + named(f.thread, label_of);
+      out += indent;
+      if (open_command) out += "#" + std::to_string(f.number) + "  ";
+      out += time_phrase(f.time) + "  " + named(f.thread, label_of);
       if (f.from) out += "  from " + named(*f.from, label_of);
       if (f.suspect) out += "  suspect " + named(*f.suspect, label_of);
       if (f.event) out += "  event " + std::to_string(*f.event);
       out += "\n" + indent + "  " + f.message + "\n";
+      if (open_command) out += indent + "  open: " + open_command(f.number) + "\n";
     }
     out += "\n";
   }

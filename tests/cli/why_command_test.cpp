@@ -1,0 +1,126 @@
+// why_command_test.cpp — `skein why DB|TRACE`: the chain of recorded causes
+// for a thread at a time, a finding by its number and a record, exactly,
+// on a poller that hands off with no recorded cause (viewer/LINTS.md's
+// "Hand-offs after polling" example) and on the same trace with the
+// notify that fixes it; exit 1 at a missing cause, 0 at a root, 2 for
+// usage errors; a trace never linted is linted first. Each expected line
+// follows from the trace by viewer/core/why_answer.hpp's walk.
+#include <catch2/catch.hpp>
+
+#include "tests/support/store_query.hpp"
+#include "tests/support/subprocess.hpp"
+
+using skein::test::query;
+using skein::test::run_process;
+using skein::test::TempDir;
+
+namespace {
+
+const std::string kSkein = SKEIN_CLI_PATH;
+
+// Fiber 1 polls: its turn at 2000 finds nothing, the backend (5) runs, and
+// its next turn resolves B.read (2) at event 20, with only its yield to
+// wake it.
+const std::string kPoller =
+    "(skein-trace 1)\n"
+    "(spawn 1000 1 0 fiber)\n"
+    "(spawn 1100 2 0 task)\n"
+    "(label 1150 2 \"B.read\")\n"
+    "(spawn 1200 5 0 fiber)\n"
+    "(switch 1300 -1)\n"
+    "(switch 1400 1)\n"
+    "(spawn 1500 3 1 pause)\n"
+    "(wait 1600 1 3)\n"
+    "(switch 1700 -1)\n"
+    "(notify 1800 -1 3 yield)\n"
+    "(resolve 1900 3 -1 ok)\n"
+    "(switch 2000 1)\n"
+    "(spawn 2100 4 1 pause)\n"
+    "(wait 2200 1 4)\n"
+    "(switch 2300 5)\n"
+    "(label 2400 5 \"backend\")\n"
+    "(switch 2500 -1)\n"
+    "(notify 2600 -1 4 yield)\n"
+    "(resolve 2700 4 -1 ok)\n"
+    "(switch 2800 1)\n"
+    "(resolve 2900 2 1 ok)\n"
+    "(switch 3000 -1)\n"
+    "(end 3100)\n";
+
+std::string fixed_poller() {
+  std::string t = kPoller;
+  const std::string after = "(label 2400 5 \"backend\")\n";
+  t.insert(t.find(after) + after.size(), "(notify 2450 5 1 external)\n");
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("skein why: a promise resolved with no recorded cause names the poller and the suspect") {
+  TempDir dir;
+  const std::string trace = dir.file("poll.sexp");
+  skein::test::write_file(trace, kPoller);
+  // Never linted: why lints it first, and stores the causes.
+  const auto r = run_process({kSkein, "why", trace, "--thread", "2"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out ==
+        "why thread 2 \"B.read\" was resolved at 2.900 µs (event 21):\n"
+        "  1. thread 2 \"B.read\" was resolved by thread 1 at 2.900 µs (event 21)\n"
+        "no recorded cause: thread 1 resolved thread 2 after polling, with only its own yield to wake it (event 21); "
+        "suspect thread 5 \"backend\"\n");
+  CHECK(query(trace + ".skein.db", "SELECT count(*) > 0 FROM transfers") == "1\n");
+  // The same, asked as the lint's finding #1 (the hand-off at event 21).
+  const auto finding = run_process({kSkein, "why", trace, "--finding", "1"});
+  CHECK(finding.exit_code == 1);
+  CHECK(finding.out ==
+        "why thread 1 acted at 2.900 µs (event 21):\n"
+        "no recorded cause: thread 1 resolved thread 2 after polling, with only its own yield to wake it (event 21); "
+        "suspect thread 5 \"backend\"\n");
+  // Thread 1 before that: woken at 2000 by its first pause (3), which the
+  // scheduler resolved: a root.
+  const auto earlier = run_process({kSkein, "why", trace, "--thread", "1", "--at", "2.5us"});
+  CHECK(earlier.exit_code == 0);
+  CHECK(earlier.out ==
+        "why thread 1 acted at 2.200 µs (event 14):\n"
+        "  1. thread 1 waited on thread 3, resolved by the scheduler at 1.900 µs (event 11), 0.100 µs before\n"
+        "root: the scheduler: a yield\n");
+}
+
+TEST_CASE("skein why: with the notify, the chain goes through the backend to the program's start") {
+  TempDir dir;
+  const std::string trace = dir.file("fixed.sexp");
+  skein::test::write_file(trace, fixed_poller());
+  const auto r = run_process({kSkein, "why", trace, "--thread", "2"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out ==
+        "why thread 2 \"B.read\" was resolved at 2.900 µs (event 22):\n"
+        "  1. thread 2 \"B.read\" was resolved by thread 1 at 2.900 µs (event 22)\n"
+        "  2. thread 1 was notified by thread 5 \"backend\" (external) at 2.450 µs (event 17), 0.450 µs before\n"
+        "  3. thread 5 \"backend\" was created by thread 0 at 1.200 µs (event 4), 1.100 µs before\n"
+        "root: the program's start\n");
+  // The record itself, by its events.id.
+  const auto record = run_process({kSkein, "why", trace, "--event", "22"});
+  CHECK(record.exit_code == 0);
+  CHECK_THAT(record.out, Catch::StartsWith("why thread 1 acted at 2.900 µs (event 22):\n"
+                                           "  1. thread 1 was notified by thread 5 \"backend\" (external)"));
+}
+
+TEST_CASE("skein why: usage errors exit 2") {
+  TempDir dir;
+  const std::string trace = dir.file("poll.sexp");
+  skein::test::write_file(trace, kPoller);
+  CHECK(run_process({kSkein, "why", trace}).exit_code == 2);  // no question
+  CHECK(run_process({kSkein, "why", trace, "--thread", "1", "--finding", "1"}).exit_code == 2);
+  CHECK(run_process({kSkein, "why", trace, "--finding", "1", "--at", "1us"}).exit_code == 2);
+  CHECK(run_process({kSkein, "why", trace, "--thread", "x"}).exit_code == 2);
+  CHECK(run_process({kSkein, "why", trace, "--thread", "1", "--at", "soon"}).exit_code == 2);
+  const auto missing = run_process({kSkein, "why", trace, "--finding", "9"});
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("no finding #9"));
+  const auto nothread = run_process({kSkein, "why", trace, "--thread", "77"});
+  CHECK(nothread.exit_code == 2);
+  CHECK_THAT(nothread.err, Catch::Contains("no thread 77 in the trace"));
+  CHECK(run_process({kSkein, "why", dir.file("absent.sexp"), "--thread", "1"}).exit_code == 2);
+}

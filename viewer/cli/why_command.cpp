@@ -1,0 +1,177 @@
+// why_command.cpp — `skein why DB|TRACE (--thread ID [--at TIME|end] |
+// --finding N | --event E)`: the chain of recorded causes that led to a
+// record, back to its root or to where the trace holds none
+// (viewer/core/why_answer.hpp, the engine of the viewer's Why? panel).
+//
+// The question: a thread at a time (its last record at or before TIME, a
+// duration with a unit since the trace's origin, as the records' times;
+// `end`, the default, is its last record), a lint finding by its number
+// (`skein lint`'s #N: the record it was found at), or a record by its
+// events.id. The engine reads the causes `skein lint` stores; a database
+// without them is linted first (and the results stored, as `skein lint`
+// would).
+//
+// Output: one step a line, from the record back to the root, times in µs
+// since the origin; then the root, or "no recorded cause" with the thread
+// that acted and the suspect.
+//
+// Exit status: 0 the chain ends at a root, 1 it ends at a missing cause
+// (or the TRACE has errors), 2 usage error or unreadable input.
+#include <QCommandLineParser>
+#include <map>
+
+#include "viewer/cli/command_line.hpp"
+#include "viewer/cli/commands.hpp"
+#include "viewer/core/anomaly_table.hpp"
+#include "viewer/core/lint_run.hpp"
+#include "viewer/core/units.hpp"
+#include "viewer/core/why_answer.hpp"
+
+namespace skein::cli {
+namespace {
+
+// The finding's record: anomalies.id is its number (anomaly_table.hpp).
+std::optional<std::int64_t> finding_event(TraceStore& store, std::int64_t number, std::optional<ThreadId>& thread) {
+  auto q = store.database().prepare("SELECT event, thread FROM anomalies WHERE id = ?1");
+  if (!q) return std::nullopt;
+  q.value().bind(1, number);
+  auto row = q.value().step();
+  if (!row || !row.value()) return std::nullopt;
+  thread = q.value().int64(1);
+  return q.value().optional_int64(0);
+}
+
+}  // namespace
+
+int run_why(const QStringList& args) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Why did a thread act? The chain of recorded causes back to its root (a timer, I/O, the\n"
+                     "program's start), or to the place where the trace holds no cause: a missing notification.\n"
+                     "Ask about a thread at a time, a lint finding (skein lint's #N), or a record (events.id).\n"
+                     "Times are since the trace's origin, as in its records.\n"
+                     "Exit status: 0 a root, 1 no recorded cause, 2 usage error or unreadable file."));
+  parser.addPositionalArgument(QStringLiteral("DB|TRACE"),
+                               QStringLiteral("A trace database, or a trace to open through its cache."));
+  const QCommandLineOption thread(QStringLiteral("thread"), QStringLiteral("The thread to ask about."),
+                                  QStringLiteral("ID"));
+  const QCommandLineOption at(QStringLiteral("at"),
+                              QStringLiteral("With --thread: its last record at or before TIME (125ms, 300us, 42ns) "
+                                             "since the origin, or end (the default)."),
+                              QStringLiteral("TIME|end"), QStringLiteral("end"));
+  const QCommandLineOption finding(QStringLiteral("finding"),
+                                   QStringLiteral("The lint finding numbered N (skein lint prints #N)."),
+                                   QStringLiteral("N"));
+  const QCommandLineOption event(QStringLiteral("event"), QStringLiteral("The record with this events.id."),
+                                 QStringLiteral("E"));
+  parser.addOption(thread);
+  parser.addOption(at);
+  parser.addOption(finding);
+  parser.addOption(event);
+  int exit_code = kExitOk;
+  if (!parse_command_line(parser, args, QStringLiteral("why"), exit_code)) return exit_code;
+  const QStringList positional = parser.positionalArguments();
+  if (positional.size() != 1)
+    return usage_error(QStringLiteral("why"), positional.isEmpty()
+                                                  ? QStringLiteral("missing DB|TRACE")
+                                                  : QStringLiteral("expected one DB|TRACE, got %1").arg(positional.size()));
+  const int asked = int(parser.isSet(thread)) + int(parser.isSet(finding)) + int(parser.isSet(event));
+  if (asked != 1)
+    return usage_error(QStringLiteral("why"), QStringLiteral("ask one question: --thread ID, --finding N or --event E"));
+  if (parser.isSet(at) && !parser.isSet(thread))
+    return usage_error(QStringLiteral("why"), QStringLiteral("--at goes with --thread"));
+  const auto integer = [&](const QCommandLineOption& o, std::int64_t& out, std::int64_t min) {
+    bool ok = false;
+    out = parser.value(o).toLongLong(&ok);
+    return ok && out >= min;
+  };
+  WhyQuestion question;
+  std::int64_t number = 0;
+  if (parser.isSet(thread)) {
+    std::int64_t id = 0;
+    if (!integer(thread, id, kScheduler))
+      return usage_error(QStringLiteral("why"), QStringLiteral("--thread takes a thread id (an integer)"));
+    question.thread = id;
+    const QString when = parser.value(at);
+    if (when != QLatin1String("end")) {
+      const auto ns = parse_duration_ns(when.toStdString());
+      if (!ns || *ns < 0)
+        return usage_error(QStringLiteral("why"),
+                           QStringLiteral("--at takes a time with a unit (125ms, 300us, 42ns) or end, not '%1'").arg(when));
+      question.at = *ns;
+    }
+  } else if (parser.isSet(finding)) {
+    if (!integer(finding, number, 1))
+      return usage_error(QStringLiteral("why"), QStringLiteral("--finding takes a finding's number (1, 2, ...)"));
+  } else {
+    std::int64_t id = 0;
+    if (!integer(event, id, 1))
+      return usage_error(QStringLiteral("why"), QStringLiteral("--event takes an events.id (1, 2, ...)"));
+    question.event = id;
+  }
+
+  const std::string path = positional.first().toStdString();
+  auto opened = open_store_or_report(path, exit_code);
+  if (!opened) return exit_code;
+  {
+    auto linted = has_lint_results(opened->store->database());
+    if (!linted) {
+      print_err(linted.error().to_string() + "\n");
+      return kExitUsage;
+    }
+    if (!linted.value()) {
+      // Lint it, as `skein lint` would, for the causes the engine reads.
+      LintOptions options;
+      options.keep_transfers = true;
+      auto report = lint_store(*opened->store, options);
+      if (!report) {
+        print_err(report.error().to_string() + "\n");
+        return kExitUsage;
+      }
+      const std::string database = opened->database_path;
+      const AnomalyDurability durability =
+          database != path ? AnomalyDurability::rebuildable : AnomalyDurability::durable;
+      opened.reset();
+      if (Status s = store_lint_report(database, report.value(), durability); !s.ok()) {
+        print_err("skein why: cannot store the causes it needs: " + s.error().to_string() + "\n");
+        return kExitUsage;
+      }
+      opened = open_store_or_report(path, exit_code);
+      if (!opened) return exit_code;
+    }
+  }
+  TraceStore& store = *opened->store;
+  if (parser.isSet(finding)) {
+    std::optional<ThreadId> finding_thread;
+    const auto at_event = finding_event(store, number, finding_thread);
+    if (!finding_thread)
+      return usage_error(QStringLiteral("why"), QStringLiteral("no finding #%1 (skein lint numbers them)").arg(number));
+    if (at_event) question.event = *at_event;
+    else question.thread = *finding_thread;
+  }
+  auto engine = WhyEngine::open(store);
+  if (!engine) {
+    print_err(engine.error().to_string() + "\n");
+    return kExitUsage;
+  }
+  auto answer = engine.value().answer(question);
+  if (!answer) {
+    print_err("skein why: " + answer.error().message + "\n");
+    return kExitUsage;
+  }
+  std::map<ThreadId, std::string> labels;
+  auto label_q = store.database().prepare("SELECT label FROM threads WHERE id = ?1");
+  const auto label_of = [&](ThreadId t) -> std::string {
+    if (!label_q) return {};
+    if (const auto it = labels.find(t); it != labels.end()) return it->second;
+    label_q.value().bind(1, static_cast<std::int64_t>(t));
+    auto row = label_q.value().step();
+    std::string label = row && row.value() && !label_q.value().is_null(0) ? std::string(label_q.value().text(0)) : "";
+    label_q.value().reset();
+    return labels[t] = label;
+  };
+  print_out(render_why_text(answer.value(), label_of));
+  return answer.value().end == WhyEnd::no_recorded_cause ? kExitProblems : kExitOk;
+}
+
+}  // namespace skein::cli

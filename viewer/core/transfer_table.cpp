@@ -1,0 +1,125 @@
+// transfer_table.cpp — writing and reading the `transfers` table; the
+// table and its rows are described in transfer_table.hpp.
+#include "viewer/core/transfer_table.hpp"
+
+#include <algorithm>
+
+namespace skein {
+namespace {
+
+constexpr std::string_view kColumns = "event,kind,thread,from_thread,input,cause,cause_event,suspect";
+constexpr int kCauseCount = 14;  // ControlCause's values
+
+std::optional<std::int64_t> thread_or_null(ThreadId t) {
+  return t == kNoThread ? std::nullopt : std::optional<std::int64_t>(t);
+}
+
+Result<std::string> columns_of(SqliteDatabase& db, std::string_view table) {
+  auto columns = db.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid");
+  if (!columns) return columns.error();
+  columns.value().bind(1, table);
+  std::string found;
+  for (;;) {
+    auto row = columns.value().step();
+    if (!row) return row.error();
+    if (!row.value()) break;
+    if (!found.empty()) found += ',';
+    found += columns.value().text(0);
+  }
+  return found;
+}
+
+}  // namespace
+
+TransferKind transfer_kind(const ControlTransfer& t) {
+  if (t.hand_off) return TransferKind::hand_off;
+  if (t.from == t.to) return TransferKind::unresolved_read;
+  return TransferKind::transfer;
+}
+
+Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfers) {
+  auto exists = db.query_int("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'transfers'");
+  if (!exists) return exists.error();
+  if (exists.value() == 0) {
+    if (Status s = db.exec(kTransfersTableSql); !s.ok()) return s;
+  } else {
+    auto found = columns_of(db, "transfers");
+    if (!found) return found.error();
+    if (found.value() != kColumns)
+      return file_error(db.name(), "cannot store the causes: its table 'transfers' has columns (" + found.value() +
+                                       "), not Skein's (" + std::string(kColumns) + ")");
+    if (Status s = db.exec("DELETE FROM transfers"); !s.ok()) return s;
+  }
+  // The replay settles a switch's verdict at a later record: sort by key.
+  std::stable_sort(transfers.begin(), transfers.end(), [](const ControlTransfer& a, const ControlTransfer& b) {
+    if (a.event != b.event) return a.event < b.event;
+    return transfer_kind(a) < transfer_kind(b);
+  });
+  auto insert = db.prepare(
+      "INSERT OR IGNORE INTO transfers(event, kind, thread, from_thread, input, cause, cause_event, suspect) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  if (!insert) return insert.error();
+  SqliteStatement& q = insert.value();
+  for (const ControlTransfer& t : transfers) {
+    if (t.event <= 0 || t.to == kNoThread) continue;
+    q.bind(1, t.event);
+    q.bind(2, static_cast<std::int64_t>(transfer_kind(t)));
+    q.bind(3, static_cast<std::int64_t>(t.to));
+    q.bind(4, thread_or_null(t.from));
+    q.bind(5, thread_or_null(t.input));
+    q.bind(6, static_cast<std::int64_t>(t.cause));
+    q.bind(7, t.cause_event != 0 ? std::optional<std::int64_t>(t.cause_event) : std::nullopt);
+    q.bind(8, thread_or_null(t.suspect));
+    if (Status s = q.run(); !s.ok()) return s;
+  }
+  return {};
+}
+
+Result<std::optional<TransferLookup>> TransferLookup::open(SqliteDatabase& db) {
+  auto exists = db.query_int("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'transfers'");
+  if (!exists) return exists.error();
+  if (exists.value() == 0) return std::optional<TransferLookup>();
+  auto found = columns_of(db, "transfers");
+  if (!found) return found.error();
+  if (found.value() != kColumns) return std::optional<TransferLookup>();
+  auto at = db.prepare(
+      "SELECT event, kind, thread, from_thread, input, cause, cause_event, suspect FROM transfers "
+      "WHERE event = ?1 AND kind = ?2");
+  if (!at) return at.error();
+  auto back = db.prepare(
+      "SELECT event, kind, thread, from_thread, input, cause, cause_event, suspect FROM transfers "
+      "WHERE event <= ?1 AND kind = 0 ORDER BY event DESC");
+  if (!back) return back.error();
+  return std::optional<TransferLookup>(TransferLookup(std::move(at).value(), std::move(back).value()));
+}
+
+Result<std::optional<StoredTransfer>> TransferLookup::at(std::int64_t event, TransferKind kind) {
+  at_.bind(1, event);
+  at_.bind(2, static_cast<std::int64_t>(kind));
+  auto row = at_.step();
+  if (!row) {
+    at_.reset();
+    return row.error();
+  }
+  std::optional<StoredTransfer> out;
+  if (row.value()) out = read_row(at_);
+  at_.reset();
+  return out;
+}
+
+StoredTransfer TransferLookup::read_row(const SqliteStatement& q) {
+  StoredTransfer t;
+  t.event = q.int64(0);
+  const std::int64_t kind = q.int64(1);
+  t.kind = kind >= 0 && kind <= 2 ? static_cast<TransferKind>(kind) : TransferKind::transfer;
+  t.thread = q.int64(2);
+  t.from = q.optional_int64(3).value_or(kNoThread);
+  t.input = q.optional_int64(4).value_or(kNoThread);
+  const std::int64_t cause = q.int64(5);
+  t.cause = cause >= 0 && cause < kCauseCount ? static_cast<ControlCause>(cause) : ControlCause::unexplained;
+  t.cause_event = q.optional_int64(6).value_or(0);
+  t.suspect = q.optional_int64(7).value_or(kNoThread);
+  return t;
+}
+
+}  // namespace skein
