@@ -112,6 +112,8 @@
 
 namespace skein {
 
+// The codes are stored (`transfers.cause`, recorder/SCHEMA.md): a new
+// cause goes at the end.
 enum class ControlCause : std::uint8_t {
   unexplained,
   first_actor,            // the first record with an actor: the program starts
