@@ -59,7 +59,9 @@ class CausalPathModelTest : public QObject {
     model.set_data(data);
     QCOMPARE(model.rowCount(), 0);
     const TraceEventList events = timer_then_bind();
-    model.set_path(why(events.events(), 8), CausalDirection::why);
+    std::vector<WhyStep> back;
+    for (const CausalStep& s : why(events.events(), 8)) back.push_back(why_step_of(s));
+    model.set_path(std::move(back), CausalDirection::why);
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.columnCount(), int(CausalPathModel::kColumnCount));
     const auto cell = [&](int row, int column) { return model.index(row, column).data().toString(); };
@@ -69,7 +71,10 @@ class CausalPathModelTest : public QObject {
     QCOMPARE(cell(0, CausalPathModel::kTook), QString::fromStdString(format_duration_ns(1000)));
     QCOMPARE(cell(1, CausalPathModel::kCause), QStringLiteral("scheduler"));
     QCOMPARE(cell(1, CausalPathModel::kHow), QStringLiteral("notify"));
-    QCOMPARE(cell(1, CausalPathModel::kAt), QString::fromStdString(format_duration_ns(12000)));
+    // When the cause acted, in µs since the origin: the resolve at 12000 ns,
+    // the timer's notify at 10000 ns.
+    QCOMPARE(cell(0, CausalPathModel::kAt), QStringLiteral("12.000 µs"));
+    QCOMPARE(cell(1, CausalPathModel::kAt), QStringLiteral("10.000 µs"));
     QCOMPARE(model.index(1, 0).data(CausalPathModel::CauseRole).toLongLong(), -1LL);
     QCOMPARE(model.index(0, 0).data(CausalPathModel::EffectRole).toLongLong(), 2LL);
     QCOMPARE(model.index(0, 0).data(CausalPathModel::TimeRole).toLongLong(), 13000LL);
@@ -77,7 +82,9 @@ class CausalPathModelTest : public QObject {
     QCOMPARE(model.total_latency(), TimeNs(3000));
     QCOMPARE(model.headerData(CausalPathModel::kTook, Qt::Horizontal).toString(), QStringLiteral("Took"));
     // Forwards from 1's resolve: 2 reads it.
-    model.set_path(caused(events.events(), 6), CausalDirection::caused);
+    std::vector<WhyStep> forwards;
+    for (const CausalStep& s : caused(events.events(), 6)) forwards.push_back(why_step_of(s));
+    model.set_path(std::move(forwards), CausalDirection::caused);
     QCOMPARE(model.rowCount(), 1);
     QCOMPARE(model.index(0, CausalPathModel::kCause).data().toString(), QStringLiteral("#1 timer"));
     QCOMPARE(model.index(0, CausalPathModel::kEffect).data().toString(), QStringLiteral("#2 (task)"));

@@ -42,6 +42,7 @@
 #include "viewer/core/causal_path.hpp"
 #include "viewer/core/lint_run.hpp"
 #include "viewer/core/trace_event_reader.hpp"
+#include "viewer/core/why_answer.hpp"
 #include "viewer/render/timeline_style.hpp"
 
 using namespace skein;
@@ -130,7 +131,9 @@ class InspectionWindowTest : public QObject {
     {
       auto store = TraceStore::open(db_.toStdString());
       QVERIFY(store.ok());
-      auto report = lint_store(store.value(), LintOptions{});
+      LintOptions lint;
+      lint.keep_transfers = true;
+      auto report = lint_store(store.value(), lint);
       QVERIFY(report.ok());
       QVERIFY(!report.value().findings.empty());
       QVERIFY(store_lint_report(db_.toStdString(), report.value()).ok());
@@ -159,19 +162,25 @@ class InspectionWindowTest : public QObject {
     inspection_->go_to_thread(2);
     QCOMPARE(inspection_->selected_id(), std::optional<ThreadId>(2));
     WhyDock* why = inspection_->why();
+    // Asked at 2's read of 1 (at its end, the trace holds no cause: 2
+    // resolves itself after 3's turn, which nothing gave it).
+    why->set_subject(2, 310000);
     QSignalSpy changed(why, &WhyDock::path_changed);
     why->ask(CausalDirection::why);
     QVERIFY(changed.count() == 1 || changed.wait(10000));
-    // The same walk, from the same record, by the core.
+    // The same question, thread 2 at its end, to the engine.
     auto store = TraceStore::open(db_.toStdString());
     QVERIFY(store.ok());
-    auto events = load_trace_events(store.value().database());
-    QVERIFY(events.ok());
-    const auto start = last_record_of(events.value().events(), 2, full().threads[*full().thread_index(2)].end);
-    QVERIFY(start.has_value());
-    const std::vector<CausalStep> expected = skein::why(events.value().events(), *start);
+    auto engine = WhyEngine::open(store.value());
+    QVERIFY(engine.ok());
+    WhyQuestion question;
+    question.thread = 2;
+    question.at = 310000;
+    auto answer = engine.value().answer(question);
+    QVERIFY(answer.ok());
+    const std::vector<WhyStep>& expected = answer.value().steps;
     QVERIFY(!expected.empty());
-    const std::vector<CausalStep>& got = why->model()->steps();
+    const std::vector<WhyStep>& got = why->model()->steps();
     QCOMPARE(got.size(), expected.size());
     for (std::size_t k = 0; k < got.size(); ++k) {
       QCOMPARE(got[k].cause_event, expected[k].cause_event);
@@ -179,9 +188,11 @@ class InspectionWindowTest : public QObject {
       QCOMPARE(got[k].cause, expected[k].cause);
     }
     // 2 went on because 1 resolved (a read), and 1 because the timer woke it.
-    QCOMPARE(got.front().kind, CauseKind::read);
+    QCOMPARE(got.front().kind, WhyStepKind::read);
     QCOMPARE(got.front().cause, ThreadId(1));
     QCOMPARE(got.back().cause, ThreadId(-1));
+    QVERIFY(why->answer().has_value());
+    QCOMPARE(why->answer()->end, WhyEnd::root);
     QCOMPARE(why->model()->rowCount(), int(expected.size()));
     // On the timeline: one link per step, its threads highlighted.
     QCOMPARE(timeline_->view().path.size(), expected.size());
@@ -202,10 +213,15 @@ class InspectionWindowTest : public QObject {
     const QImage image = timeline_->grab().toImage();
     const QRect area(int(x) - 6, int(y0), 12, int(y1 - y0));
     QVERIFY2(count_colour(image, area, style::kCausalPath) > 10, "the Why? link is not drawn");
-    // A click on a step selects its effect on the timeline.
+    // A click on a step selects its effect on the timeline and shows the
+    // step's span (the panel follows the selection: keep a copy).
+    const WhyStep first = got.front();
     timeline_->select(std::nullopt);
-    emit why->step_activated(got.back().effect, got.back().effect_time);
-    QCOMPARE(inspection_->selected_id(), std::optional<ThreadId>(got.back().effect));
+    emit why->step_activated(first.effect, first.cause_time, first.effect_time);
+    QCOMPARE(inspection_->selected_id(), std::optional<ThreadId>(first.effect));
+    const double t0 = timeline_->view().mapping.t_of(0), t1 = timeline_->view().mapping.t_of(timeline_->width());
+    QVERIFY(t0 <= double(first.cause_time) && double(first.effect_time) <= t1);
+    QVERIFY(t1 - t0 < 100e3);  // zoomed to the step, not the whole trace
   }
 
   void collapse_toggles_hide_exactly_the_expected_threads() {

@@ -24,6 +24,8 @@ namespace {
 // The window a finding is shown in: its width when at most this and the
 // finding is already in view, else this (or the whole trace when shorter).
 constexpr double kAnomalyWindowNs = 1e6;
+// The narrowest window a Why? step is shown in.
+constexpr double kStepWindowNs = 40e3;
 
 QDockWidget* add_dock(QMainWindow* window, const QString& title, const QString& name, QWidget* content,
                       Qt::DockWidgetArea area) {
@@ -84,7 +86,7 @@ Inspection::Inspection(QMainWindow* window, TimelineWidget* timeline)
   connect(timeline_, &TimelineWidget::selection_changed, this, &Inspection::on_selection_changed);
   connect(timeline_, &TimelineWidget::view_changed, this, &Inspection::on_view_changed);
   connect(why_, &WhyDock::path_changed, this, &Inspection::on_path_changed);
-  connect(why_, &WhyDock::step_activated, this, [this](ThreadId thread, TimeNs) { go_to_thread(thread); });
+  connect(why_, &WhyDock::step_activated, this, &Inspection::show_step);
   connect(details_, &ThreadDetailsDock::thread_activated, this, &Inspection::go_to_thread);
   connect(anomalies_, &AnomalyDock::anomaly_activated, this, &Inspection::show_anomaly);
   connect(anomalies_, &AnomalyDock::hidden_rules_changed, this, [this](const QStringList& rules) {
@@ -258,6 +260,19 @@ void Inspection::show_anomaly(int index) {
   refresh_marks();
 }
 
+void Inspection::show_step(ThreadId thread, TimeNs from, TimeNs to) {
+  // The step's span, with room on both sides: at least kStepWindowNs wide.
+  const double centre = (double(from) + double(to)) / 2;
+  const double width = std::max(kStepWindowNs, 1.5 * double(to - from));
+  timeline_->show_window(centre - width / 2, centre + width / 2);
+  if (auto i = shown_index(thread)) {
+    navigating_ = true;
+    timeline_->select(*i);
+    navigating_ = false;
+    timeline_->scroll_to_row(shown_->threads[*i].row);
+  }
+}
+
 QString Inspection::selected_details_text() const {
   const auto id = selected_id();
   if (!id || !full_) return {};
@@ -276,7 +291,7 @@ void Inspection::refresh_marks() {
   timeline_->set_highlight(shown_indexes(ids));
   timeline_->set_current_match(current_match_ ? shown_index(*current_match_) : std::nullopt);
   std::vector<TimelinePathLink> links;
-  for (const CausalStep& s : why_->model()->steps()) {
+  for (const WhyStep& s : why_->model()->steps()) {
     TimelinePathLink l{s.cause_time, s.effect_time, -1, -1};
     if (s.cause != -1) {
       const auto c = shown_index(s.cause);
@@ -324,7 +339,7 @@ void Inspection::update_flame_graph() {
 
 void Inspection::on_path_changed() {
   path_marks_.clear();
-  for (const CausalStep& s : why_->model()->steps()) {
+  for (const WhyStep& s : why_->model()->steps()) {
     if (s.cause != -1) path_marks_.push_back(s.cause);
     path_marks_.push_back(s.effect);
   }

@@ -84,6 +84,9 @@ class Inspection : public QObject {
   // Zooms the timeline to the finding data.anomalies[index] (a margin on
   // each side) and highlights its threads.
   void show_anomaly(int index);
+  // Shows a Why? step: the window from its cause to its effect, with a
+  // margin, and its effect's thread selected.
+  void show_step(ThreadId thread, TimeNs from, TimeNs to);
   // The selected thread's details as plain text ("" when none).
   [[nodiscard]] QString selected_details_text() const;
   void show_search();

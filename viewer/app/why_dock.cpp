@@ -1,30 +1,98 @@
-// why_dock.cpp — see why_dock.hpp.
+// why_dock.cpp — the Why? panel's widgets, and its worker: a QThread with
+// one context object, on which every question runs in turn (the database,
+// the engine and the records it keeps are touched there only).
 #include "viewer/app/why_dock.hpp"
 
+#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QCoreApplication>
 #include <QPointer>
 #include <QPushButton>
 #include <QTableView>
+#include <QThread>
 #include <QVBoxLayout>
 
 #include "recorder/trace_store.hpp"
+#include "viewer/core/anomaly_table.hpp"
+#include "viewer/core/causal_path.hpp"
+#include "viewer/core/lint_run.hpp"
 #include "viewer/core/trace_event_reader.hpp"
+#include "viewer/core/transfer_table.hpp"
 #include "viewer/core/units.hpp"
 
 namespace skein {
+
+// What the worker keeps for one trace. Touched on the worker thread only
+// (created and destroyed with the dock).
+struct WhyDock::Worker {
+  std::string path;
+  std::optional<TraceStore> store;
+  std::optional<WhyEngine> engine;
+  std::shared_ptr<const TraceEventList> events;
+
+  void reset(const std::string& to) {
+    engine.reset();
+    store.reset();
+    events.reset();
+    path = to;
+  }
+
+  // The database, and the causes the engine reads: a trace never linted
+  // is linted here, and its results stored, or kept in an attached
+  // database in memory when the file cannot be written.
+  Result<bool> ready_for_why() {
+    if (engine) return true;
+    if (!store) {
+      auto opened = TraceStore::open(path);
+      if (!opened) return opened.error();
+      store = std::move(opened).value();
+    }
+    auto linted = has_lint_results(store->database());
+    if (!linted) return linted.error();
+    if (!linted.value()) {
+      LintOptions options;
+      options.keep_transfers = true;
+      auto report = lint_store(*store, options);
+      if (!report) return report.error();
+      if (!store_lint_report(path, report.value(), AnomalyDurability::rebuildable).ok()) {
+        SqliteDatabase& db = store->database();
+        if (Status s = db.exec("ATTACH DATABASE ':memory:' AS lint_results"); !s.ok()) return s.error();
+        if (Status s = write_transfers(db, std::move(report.value().transfers), "lint_results"); !s.ok())
+          return s.error();
+      }
+    }
+    auto engine_opened = WhyEngine::open(*store);
+    if (!engine_opened) return engine_opened.error();
+    engine = std::move(engine_opened).value();
+    return true;
+  }
+
+  Result<bool> ready_for_caused() {
+    if (events) return true;
+    if (!store) {
+      auto opened = TraceStore::open(path);
+      if (!opened) return opened.error();
+      store = std::move(opened).value();
+    }
+    auto loaded = load_trace_events(store->database());
+    if (!loaded) return loaded.error();
+    events = std::make_shared<const TraceEventList>(std::move(loaded).value());
+    return true;
+  }
+};
 
 WhyDock::WhyDock(QWidget* parent) : QWidget(parent) {
   model_ = new CausalPathModel(this);
   subject_label_ = new QLabel(QStringLiteral("Select a thread on the timeline."), this);
   subject_label_->setWordWrap(true);
+  subject_label_->setTextFormat(Qt::RichText);
   why_ = new QPushButton(QStringLiteral("Why?"), this);
-  why_->setToolTip(QStringLiteral("Walk the causes back to the root: notify, spawn, read, wait"));
+  why_->setToolTip(QStringLiteral("Walk the recorded causes back to the root: resolve, read, notify, spawn"));
   caused_ = new QPushButton(QStringLiteral("What did it cause?"), this);
   status_ = new QLabel(this);
   status_->setWordWrap(true);
+  status_->setTextFormat(Qt::RichText);
   table_ = new QTableView(this);
   table_->setModel(model_);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -45,132 +113,182 @@ WhyDock::WhyDock(QWidget* parent) : QWidget(parent) {
   connect(caused_, &QPushButton::clicked, this, [this] { ask(CausalDirection::caused); });
   connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
     const ThreadId thread = model_->data(index, CausalPathModel::EffectRole).toLongLong();
-    const TimeNs time = model_->data(index, CausalPathModel::TimeRole).toLongLong();
-    emit step_activated(thread, time);
+    const TimeNs from = model_->data(index, CausalPathModel::CauseTimeRole).toLongLong();
+    const TimeNs to = model_->data(index, CausalPathModel::TimeRole).toLongLong();
+    emit step_activated(thread, std::min(from, to), std::max(from, to));
   });
+
+  thread_ = new QThread(this);
+  worker_ = std::make_shared<Worker>();
+  context_ = new QObject;  // no parent: it lives on the worker thread
+  context_->moveToThread(thread_);
+  thread_->start();
   set_subject(std::nullopt, 0);
 }
 
 WhyDock::~WhyDock() {
-  if (loader_.joinable()) loader_.join();
+  thread_->quit();
+  thread_->wait();
+  // Questions still queued go (their copies of the worker with them), then
+  // the context, whose thread has finished.
+  QCoreApplication::removePostedEvents(context_);
+  delete context_;
 }
 
 void WhyDock::set_data(std::shared_ptr<const TimelineData> loaded) {
-  ++generation_;  // drops a load in flight
   data_ = std::move(loaded);
-  events_.reset();
-  loading_ = false;
-  pending_.reset();
+  pending_ = 0;  // an answer in flight is for the old trace
+  answer_.reset();
+  asked_.reset();
   error_.clear();
   model_->set_data(data_);
+  const std::string path = data_ ? data_->source : std::string();
+  std::shared_ptr<Worker> worker = worker_;
+  QMetaObject::invokeMethod(context_, [worker, path] { worker->reset(path); }, Qt::QueuedConnection);
   set_subject(std::nullopt, 0);
   status_->clear();
 }
 
-void WhyDock::set_events(std::shared_ptr<const TraceEventList> events) {
-  ++generation_;
-  events_ = std::move(events);
-  loading_ = false;
-}
-
 void WhyDock::set_subject(std::optional<ThreadId> thread, TimeNs at) {
   subject_ = thread;
+  subject_event_.reset();
   at_ = at;
-  why_->setEnabled(thread.has_value());
-  caused_->setEnabled(thread.has_value());
-  if (!thread) {
+  show_subject();
+}
+
+void WhyDock::set_subject_record(ThreadId thread, std::int64_t event, TimeNs at) {
+  subject_ = thread;
+  subject_event_ = event;
+  at_ = at;
+  show_subject();
+}
+
+void WhyDock::show_subject() {
+  why_->setEnabled(subject_.has_value());
+  caused_->setEnabled(subject_.has_value());
+  if (!subject_) {
     subject_label_->setText(QStringLiteral("Select a thread on the timeline, then ask why it acted."));
+    model_->clear();
+    answer_.reset();
+    status_->clear();
+    emit path_changed();
     return;
   }
-  const TimeNs origin = data_ ? data_->first_time : 0;
-  subject_label_->setText(QStringLiteral("<b>%1</b> at %2")
-                              .arg(model_->thread_name(*thread).toHtmlEscaped(),
-                                   QString::fromStdString(format_duration_ns(at - origin))));
+  subject_label_->setText(QStringLiteral("<b>%1</b> at %2%3")
+                              .arg(model_->thread_name(*subject_).toHtmlEscaped(),
+                                   QString::fromStdString(format_time_us(at_)),
+                                   subject_event_ ? QStringLiteral(" (record %1)").arg(*subject_event_) : QString()));
+  if (asked_) {
+    ask(*asked_);  // in step with the selection
+  } else {
+    model_->clear();
+    answer_.reset();
+    status_->clear();
+    emit path_changed();
+  }
 }
 
 void WhyDock::ask(CausalDirection direction) {
   if (!subject_ || !data_) return;
-  pending_ = direction;
-  if (!events_) {
-    if (!loading_) start_loading();
-    status_->setText(QStringLiteral("Reading the trace's records…"));
-    return;
-  }
-  answer();
+  asked_ = direction;
+  const quint64 question = ++next_question_;
+  pending_ = question;
+  status_->setText(QStringLiteral("Finding the causes…"));
+  WhyQuestion q;
+  if (subject_event_) q.event = *subject_event_;
+  q.thread = *subject_;
+  q.at = at_;
+  std::shared_ptr<Worker> worker = worker_;
+  QPointer<WhyDock> self(this);
+  QMetaObject::invokeMethod(
+      context_,
+      [worker, self, question, q, direction] {
+        std::optional<WhyAnswer> answer;
+        std::vector<WhyStep> forwards;
+        QString error;
+        if (direction == CausalDirection::why) {
+          auto ready = worker->ready_for_why();
+          if (!ready) {
+            error = QString::fromStdString(ready.error().to_string());
+          } else {
+            auto got = worker->engine->answer(q);
+            if (got) answer = std::move(got).value();
+            else error = QString::fromStdString(got.error().message);
+          }
+        } else {
+          auto ready = worker->ready_for_caused();
+          if (!ready) {
+            error = QString::fromStdString(ready.error().to_string());
+          } else {
+            const auto& events = worker->events->events();
+            const auto start = q.event ? q.event : last_record_of(events, q.thread, q.at);
+            if (start)
+              for (const CausalStep& s : caused(events, *start)) forwards.push_back(why_step_of(s));
+          }
+        }
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, question, answer = std::move(answer), forwards = std::move(forwards), error]() mutable {
+              if (self) self->answered(question, std::move(answer), std::move(forwards), error);
+            },
+            Qt::QueuedConnection);
+      },
+      Qt::QueuedConnection);
 }
 
-void WhyDock::answer() {
-  if (!pending_ || !events_ || !subject_) return;
-  const CausalDirection direction = *pending_;
-  pending_.reset();
-  const auto& events = events_->events();
-  const auto start = last_record_of(events, *subject_, at_);
-  std::vector<CausalStep> steps;
-  if (start) steps = direction == CausalDirection::why ? why(events, *start) : caused(events, *start);
-  model_->set_path(std::move(steps), direction);
+void WhyDock::answered(quint64 question, std::optional<WhyAnswer> answer, std::vector<WhyStep> forwards,
+                       const QString& error) {
+  if (question != pending_) return;  // asked again, or another trace, since
+  pending_ = 0;
+  error_ = error;
+  if (!error.isEmpty()) {
+    model_->clear();
+    answer_.reset();
+    status_->setText(QStringLiteral("Cannot answer: %1").arg(error.toHtmlEscaped()));
+    emit path_changed();
+    return;
+  }
+  if (answer) {
+    answer_ = std::move(answer);
+    model_->set_path(answer_->steps, CausalDirection::why);
+  } else {
+    answer_.reset();
+    model_->set_path(std::move(forwards), CausalDirection::caused);
+  }
   status_->setText(status_text());
   table_->resizeColumnsToContents();
   emit path_changed();
 }
 
 QString WhyDock::status_text() const {
-  if (loading_) return QStringLiteral("Reading the trace's records…");
-  if (!error_.isEmpty()) return error_;
+  if (pending_ != 0) return QStringLiteral("Finding the causes…");
+  if (!error_.isEmpty()) return QStringLiteral("Cannot answer: %1").arg(error_.toHtmlEscaped());
   if (!subject_) return {};
-  const auto& steps = model_->steps();
-  if (steps.empty())
-    return model_->direction() == CausalDirection::why
-               ? QStringLiteral("No recorded cause: nothing in the trace made this thread act. "
-                                "If it was woken, the notification is missing.")
-               : QStringLiteral("It caused nothing that the trace records.");
   const QString total = QString::fromStdString(format_duration_ns(model_->total_latency()));
-  if (model_->direction() == CausalDirection::why)
-    return QStringLiteral("%1 steps back to %2; %3 from the root's record to this one.")
-        .arg(steps.size())
-        .arg(model_->thread_name(steps.back().cause))
-        .arg(total);
-  return QStringLiteral("%1 steps forwards, over %2.").arg(steps.size()).arg(total);
-}
-
-void WhyDock::start_loading() {
-  if (!data_) return;
-  if (loader_.joinable()) loader_.join();
-  loading_ = true;
-  error_.clear();
-  const quint64 generation = generation_;
-  const std::string path = data_->source;
-  QPointer<WhyDock> self(this);
-  loader_ = std::thread([self, generation, path] {
-    std::shared_ptr<const TraceEventList> events;
-    QString error;
-    auto store = TraceStore::open(path);
-    if (!store.ok()) {
-      error = QString::fromStdString(store.error().to_string());
-    } else {
-      auto loaded = load_trace_events(store.value().database());
-      if (loaded.ok()) events = std::make_shared<const TraceEventList>(std::move(loaded).value());
-      else error = QString::fromStdString(loaded.error().to_string());
-    }
-    // Queued to the UI thread; a dock destroyed meanwhile gets nothing.
-    QMetaObject::invokeMethod(
-        QCoreApplication::instance(), [self, generation, events, error] {
-          if (self) self->events_loaded(generation, events, error);
-        },
-        Qt::QueuedConnection);
-  });
-}
-
-void WhyDock::events_loaded(quint64 generation, std::shared_ptr<const TraceEventList> events, const QString& error) {
-  if (generation != generation_) return;  // another trace since
-  loading_ = false;
-  if (!events) {
-    error_ = QStringLiteral("Cannot read the trace's records: %1").arg(error);
-    status_->setText(error_);
-    pending_.reset();
-    return;
+  if (model_->direction() == CausalDirection::caused) {
+    if (model_->steps().empty()) return QStringLiteral("It caused nothing that the trace records.");
+    return QStringLiteral("%1 steps forwards, over %2.").arg(model_->steps().size()).arg(total);
   }
-  events_ = std::move(events);
-  answer();
+  if (!answer_) return {};
+  const WhyAnswer& a = *answer_;
+  const QString steps = QStringLiteral("%1 step%2").arg(a.steps.size()).arg(a.steps.size() == 1 ? "" : "s");
+  switch (a.end) {
+    case WhyEnd::root:
+      return QStringLiteral("%1 back to the root: %2; %3 from the root's record to this one.")
+          .arg(steps, QString::fromStdString(a.end_text).toHtmlEscaped(), total);
+    case WhyEnd::no_recorded_cause: {
+      QString text = QStringLiteral("<span style='color:#c62828'><b>No recorded cause</b></span> after %1: %2")
+                         .arg(steps, QString::fromStdString(a.end_text).toHtmlEscaped());
+      if (a.suspect != kNoThread)
+        text += QStringLiteral(". Suspect: <b>%1</b>").arg(model_->thread_name(a.suspect).toHtmlEscaped());
+      return text + QStringLiteral(".");
+    }
+    case WhyEnd::nothing_to_ask:
+      return QStringLiteral("Nothing to explain: %1.").arg(QString::fromStdString(a.end_text).toHtmlEscaped());
+    case WhyEnd::step_limit:
+      return QStringLiteral("Stopped: %1.").arg(QString::fromStdString(a.end_text).toHtmlEscaped());
+  }
+  return {};
 }
 
 }  // namespace skein

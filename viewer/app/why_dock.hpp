@@ -1,29 +1,39 @@
 // why_dock.hpp — the Why? panel: "why did this happen?" and "what did it
-// cause?" for the thread selected on the timeline, at the time clicked (or
-// its end). The answer is a causal path (viewer/core/causal_path.hpp)
-// shown as a step list (CausalPathModel) with the time each step took, and
-// handed to the window through path_changed() so the timeline highlights
-// it. A click on a step emits step_activated() with the step's effect.
+// cause?" for a subject: the thread selected on the timeline at the time
+// clicked on it (the turn clicked, on a merged row), or a lint finding's
+// record. Backwards, the answer is the chain of recorded causes
+// (viewer/core/why_answer.hpp) back to its root, or to "no recorded
+// cause", named in red with the suspect; forwards, what the record went on
+// to cause (causal_path.hpp). Steps are a table (CausalPathModel) with µs
+// times since the trace's origin, handed to the window through
+// path_changed() so the timeline draws them; a click on a step emits
+// step_activated() so the timeline moves to it.
 //
-// The walk needs the trace's records in order, which the timeline does not
-// keep; the panel reads them from the trace database the first time a
-// question is asked, on a worker thread (the UI says so meanwhile), and
-// keeps them until another trace is opened. A question asked while they
-// load is answered when they arrive; results for a trace replaced
-// meanwhile are dropped.
+// In step with the selection: once a question has been asked, a new
+// subject is asked the same question at once; until then a new subject
+// clears the table.
+//
+// Off the UI thread: the answers need SQL (the `transfers` table the lint
+// stores) and, forwards, the records in order; a worker thread owns the
+// trace's database and the engine, and reports back by queued calls. A
+// trace with no lint results yet is linted there first (and the results
+// stored when the database can be written, else kept in memory for the
+// session). Results for a trace replaced meanwhile, or a question asked
+// again meanwhile, are dropped.
 #pragma once
 
 #include <QWidget>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "viewer/core/trace_event.hpp"
+#include "viewer/core/why_answer.hpp"
 #include "viewer/models/causal_path_model.hpp"
 
 class QLabel;
 class QPushButton;
 class QTableView;
+class QThread;
 
 namespace skein {
 
@@ -36,30 +46,32 @@ class WhyDock : public QWidget {
 
   // The loaded trace (not a filtered view of it: ids are what matter).
   void set_data(std::shared_ptr<const TimelineData> loaded);
-  // Records to walk, instead of reading them from data->source.
-  void set_events(std::shared_ptr<const TraceEventList> events);
-  // What the buttons ask about; nullopt disables them.
+  // What the buttons ask about: a thread at a time (its last record at or
+  // before it), or a record; nullopt disables them.
   void set_subject(std::optional<ThreadId> thread, TimeNs at);
+  void set_subject_record(ThreadId thread, std::int64_t event, TimeNs at);
   // Asks about the subject now.
   void ask(CausalDirection direction);
 
   [[nodiscard]] CausalPathModel* model() const { return model_; }
-  [[nodiscard]] bool loading() const { return loading_; }
+  [[nodiscard]] bool loading() const { return pending_ != 0; }
   [[nodiscard]] QString status_text() const;
+  // The latest answer backwards (empty before one).
+  [[nodiscard]] const std::optional<WhyAnswer>& answer() const { return answer_; }
 
  signals:
-  // The model holds a new answer (maybe empty: no recorded cause).
+  // The model holds a new answer (maybe empty).
   void path_changed();
-  // A step was clicked: its effect's thread at the effect's time.
-  void step_activated(skein::ThreadId thread, skein::TimeNs time);
+  // A step was clicked: the effect's thread, and the step's span.
+  void step_activated(skein::ThreadId thread, skein::TimeNs from, skein::TimeNs to);
 
  private:
-  void answer();
-  void start_loading();
-  void events_loaded(quint64 generation, std::shared_ptr<const TraceEventList> events, const QString& error);
+  struct Worker;
+  void answered(quint64 question, std::optional<WhyAnswer> answer, std::vector<WhyStep> forwards,
+                const QString& error);
+  void show_subject();
 
   std::shared_ptr<const TimelineData> data_;
-  std::shared_ptr<const TraceEventList> events_;
   CausalPathModel* model_ = nullptr;
   QLabel* subject_label_ = nullptr;
   QLabel* status_ = nullptr;
@@ -67,12 +79,16 @@ class WhyDock : public QWidget {
   QPushButton* caused_ = nullptr;
   QTableView* table_ = nullptr;
   std::optional<ThreadId> subject_;
+  std::optional<std::int64_t> subject_event_;
   TimeNs at_ = 0;
-  std::optional<CausalDirection> pending_;  // asked while loading
-  bool loading_ = false;
+  std::optional<CausalDirection> asked_;  // the last question's direction: new subjects get it too
+  std::optional<WhyAnswer> answer_;
   QString error_;
-  quint64 generation_ = 0;
-  std::thread loader_;
+  quint64 next_question_ = 0;
+  quint64 pending_ = 0;  // the question in flight (0: none)
+  QThread* thread_ = nullptr;
+  QObject* context_ = nullptr;  // on thread_: the questions are queued to it
+  std::shared_ptr<Worker> worker_;
 };
 
 }  // namespace skein

@@ -37,11 +37,16 @@ TransferKind transfer_kind(const ControlTransfer& t) {
   return TransferKind::transfer;
 }
 
-Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfers) {
-  auto exists = db.query_int("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'transfers'");
+Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfers, const std::string& schema) {
+  // `schema` is ours, never a trace's text: "" or an identifier we chose.
+  const std::string prefix = schema.empty() ? std::string() : schema + ".";
+  auto exists = db.query_int("SELECT count(*) FROM " + prefix +
+                             "sqlite_schema WHERE type = 'table' AND name = 'transfers'");
   if (!exists) return exists.error();
   if (exists.value() == 0) {
-    if (Status s = db.exec(kTransfersTableSql); !s.ok()) return s;
+    std::string create = kTransfersTableSql;
+    create.insert(std::string("CREATE TABLE ").size(), prefix);
+    if (Status s = db.exec(create); !s.ok()) return s;
   } else {
     auto found = columns_of(db, "transfers");
     if (!found) return found.error();
@@ -55,9 +60,9 @@ Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfer
     if (a.event != b.event) return a.event < b.event;
     return transfer_kind(a) < transfer_kind(b);
   });
-  auto insert = db.prepare(
-      "INSERT OR IGNORE INTO transfers(event, kind, thread, from_thread, input, cause, cause_event, suspect) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  auto insert = db.prepare("INSERT OR IGNORE INTO " + prefix +
+                           "transfers(event, kind, thread, from_thread, input, cause, cause_event, suspect) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   if (!insert) return insert.error();
   SqliteStatement& q = insert.value();
   for (const ControlTransfer& t : transfers) {
@@ -76,7 +81,8 @@ Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfer
 }
 
 Result<std::optional<TransferLookup>> TransferLookup::open(SqliteDatabase& db) {
-  auto exists = db.query_int("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'transfers'");
+  // The main database's table, or an attached one's (write_transfers).
+  auto exists = db.query_int("SELECT count(*) FROM pragma_table_list WHERE name = 'transfers' AND type = 'table'");
   if (!exists) return exists.error();
   if (exists.value() == 0) return std::optional<TransferLookup>();
   auto found = columns_of(db, "transfers");

@@ -21,6 +21,18 @@ std::string group_thousands(std::int64_t value) {
   return negative ? "-" + out : out;
 }
 
+std::string format_time_us(std::int64_t ns) {
+  const bool negative = ns < 0;
+  // |INT64_MIN| does not fit: take it from the unsigned value.
+  const std::uint64_t magnitude = negative ? std::uint64_t{0} - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+  const std::uint64_t whole = magnitude / 1000;
+  const std::uint64_t frac = magnitude % 1000;
+  std::string digits = group_thousands(static_cast<std::int64_t>(whole));
+  char tail[8];
+  std::snprintf(tail, sizeof tail, ".%03u", static_cast<unsigned>(frac));
+  return (negative ? "-" : "") + digits + tail + " µs";
+}
+
 std::string format_duration_ns(std::int64_t ns) {
   const double magnitude = std::fabs(static_cast<double>(ns));
   if (magnitude < 1000.0) return std::to_string(ns) + " ns";

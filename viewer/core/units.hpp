@@ -15,6 +15,10 @@ namespace skein {
 // Nanoseconds with the largest unit that keeps the number >= 1, three
 // significant digits (ns are exact): 950 -> "950 ns", 12345 -> "12.3 µs".
 [[nodiscard]] std::string format_duration_ns(std::int64_t ns);
+// A point in time (ns since the trace's origin, as the records say) in µs
+// to the ns: 1222348 -> "1,222.348 µs". Where a step of a causal chain
+// happened, so steps a few µs apart stay apart.
+[[nodiscard]] std::string format_time_us(std::int64_t ns);
 // "125ms", "1.5s", "300us" (or "300µs"), "42ns", "2 ms" -> nanoseconds;
 // nullopt when the text is not a non-negative number with one of these units.
 [[nodiscard]] std::optional<std::int64_t> parse_duration_ns(std::string_view text);

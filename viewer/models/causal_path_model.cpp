@@ -12,7 +12,24 @@ void CausalPathModel::set_data(std::shared_ptr<const TimelineData> data) {
   endResetModel();
 }
 
-void CausalPathModel::set_path(std::vector<CausalStep> steps, CausalDirection direction) {
+WhyStep why_step_of(const CausalStep& s) {
+  WhyStep w;
+  switch (s.kind) {
+    case CauseKind::spawn: w.kind = WhyStepKind::spawn; break;
+    case CauseKind::notify: w.kind = WhyStepKind::notify; break;
+    case CauseKind::read: w.kind = WhyStepKind::read; break;
+    case CauseKind::wait: w.kind = WhyStepKind::wait; break;
+  }
+  w.cause = s.cause;
+  w.effect = s.effect;
+  w.cause_event = s.cause_event;
+  w.effect_event = s.effect_event;
+  w.cause_time = s.cause_time;
+  w.effect_time = s.effect_time;
+  return w;
+}
+
+void CausalPathModel::set_path(std::vector<WhyStep> steps, CausalDirection direction) {
   beginResetModel();
   steps_ = std::move(steps);
   direction_ = direction;
@@ -23,11 +40,11 @@ TimeNs CausalPathModel::total_latency() const {
   if (steps_.empty()) return 0;
   if (direction_ == CausalDirection::why) {
     TimeNs sum = 0;
-    for (const CausalStep& s : steps_) sum += s.latency();
+    for (const WhyStep& s : steps_) sum += s.latency();
     return sum;
   }
   TimeNs last = steps_.front().effect_time;
-  for (const CausalStep& s : steps_) last = std::max(last, s.effect_time);
+  for (const WhyStep& s : steps_) last = std::max(last, s.effect_time);
   return last - steps_.front().cause_time;
 }
 
@@ -55,16 +72,20 @@ int CausalPathModel::columnCount(const QModelIndex& parent) const { return paren
 QVariant CausalPathModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() < 0 || index.row() >= rowCount() || index.column() >= kColumnCount)
     return {};
-  const CausalStep& s = steps_[static_cast<std::size_t>(index.row())];
-  const TimeNs origin = data_ ? data_->first_time : 0;
+  const WhyStep& s = steps_[static_cast<std::size_t>(index.row())];
+  const std::string_view how = why_step_kind_name(s.kind);
   switch (role) {
     case Qt::DisplayRole:
       switch (index.column()) {
         case kStep: return index.row() + 1;
         case kCause: return thread_name(s.cause);
-        case kHow: return QString::fromUtf8(cause_kind_name(s.kind).data(), qsizetype(cause_kind_name(s.kind).size()));
+        case kHow:
+          return s.detail.empty() || s.kind != WhyStepKind::notify
+                     ? QString::fromUtf8(how.data(), qsizetype(how.size()))
+                     : QStringLiteral("%1 (%2)").arg(QString::fromUtf8(how.data(), qsizetype(how.size())),
+                                                     QString::fromStdString(s.detail));
         case kEffect: return thread_name(s.effect);
-        case kAt: return QString::fromStdString(format_duration_ns(s.effect_time - origin));
+        case kAt: return QString::fromStdString(format_time_us(s.cause_time));
         case kTook: return QString::fromStdString(format_duration_ns(s.latency()));
         default: return {};
       }
@@ -74,7 +95,7 @@ QVariant CausalPathModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::ToolTipRole:
       return QStringLiteral("%1 %2 %3 (record %4 → record %5)")
-          .arg(thread_name(s.cause), QString::fromUtf8(cause_kind_name(s.kind).data()), thread_name(s.effect))
+          .arg(thread_name(s.cause), QString::fromUtf8(how.data(), qsizetype(how.size())), thread_name(s.effect))
           .arg(s.cause_event)
           .arg(s.effect_event);
     case CauseRole: return QVariant::fromValue<qint64>(s.cause);

@@ -1,15 +1,17 @@
 // causal_path_model.hpp — the Why? panel's step list: the steps of a
-// causal path (viewer/core/causal_path.hpp) as a flat table, one row per
-// step, for a QTableView. Backwards ("why?") the rows go from the nearest
-// cause to the root; forwards ("what did it cause?") in the order reached.
+// causal chain (viewer/core/why_answer.hpp backwards, causal_path.hpp's
+// caused() forwards) as a flat table, one row per step, for a QTableView.
+// Backwards ("why?") the rows go from the nearest cause to the root;
+// forwards ("what did it cause?") in the order reached.
 //
 // Columns: step number, the cause (thread id and label, "scheduler" for
-// -1), how it acted (notify, spawn, read, wait), the effect, when the
-// effect happened (relative to the trace's first record) and how long the
-// step took (effect time - cause time): the latency each step added. The
-// model holds the steps and a pointer to the timeline data for names; it
-// never touches the database. Roles give the ids and times the dock and
-// the timeline need (CauseRole, EffectRole, TimeRole, LatencyRole).
+// -1), how it acted (resolve, read, wait, notify, spawn), the effect, when
+// the cause acted (µs since the trace's origin, the records' own time
+// base, to the ns) and how long the step took (effect time - cause time):
+// the latency each step added. The model holds the steps and a pointer to
+// the timeline data for names; it never touches the database. Roles give
+// the ids and times the dock and the timeline need (CauseRole, EffectRole,
+// TimeRole: the effect's, CauseTimeRole, LatencyRole).
 //
 // Invariant: rowCount() == steps().size(); set_path() resets the model.
 #pragma once
@@ -20,6 +22,7 @@
 
 #include "viewer/core/causal_path.hpp"
 #include "viewer/core/timeline_data.hpp"
+#include "viewer/core/why_answer.hpp"
 
 namespace skein {
 
@@ -35,9 +38,9 @@ class CausalPathModel : public QAbstractTableModel {
   explicit CausalPathModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
 
   void set_data(std::shared_ptr<const TimelineData> data);
-  void set_path(std::vector<CausalStep> steps, CausalDirection direction);
+  void set_path(std::vector<WhyStep> steps, CausalDirection direction);
   void clear() { set_path({}, direction_); }
-  [[nodiscard]] const std::vector<CausalStep>& steps() const { return steps_; }
+  [[nodiscard]] const std::vector<WhyStep>& steps() const { return steps_; }
   [[nodiscard]] CausalDirection direction() const { return direction_; }
   // From the root's record to the question's: the sum of the steps'
   // latencies (backwards), or the last reached minus the first (forwards).
@@ -52,8 +55,11 @@ class CausalPathModel : public QAbstractTableModel {
 
  private:
   std::shared_ptr<const TimelineData> data_;
-  std::vector<CausalStep> steps_;
+  std::vector<WhyStep> steps_;
   CausalDirection direction_ = CausalDirection::why;
 };
+
+// A forwards step of causal_path.hpp as a WhyStep.
+[[nodiscard]] WhyStep why_step_of(const CausalStep& s);
 
 }  // namespace skein
