@@ -355,7 +355,9 @@ class InspectionModelsTest : public QObject {
     QCOMPARE(text(m, 3, AnomalyModel::ThreadColumn), QStringLiteral("note"));
     QCOMPARE(text(m, 1, AnomalyModel::MessageColumn), QStringLiteral("2 findings"));
     const QModelIndex pending = m.rule_index(QStringLiteral("pending-at-end"));
-    QCOMPARE(child_texts(m, pending), (QStringList{"3.90 µs", "4.00 µs"}));
+    // Each finding's number (its row in the stored report: details_findings'
+    // order) and its time in µs since the origin.
+    QCOMPARE(child_texts(m, pending), (QStringList{"#5  4.900 µs", "#1  5.000 µs"}));
     QCOMPARE(child_texts(m, pending, AnomalyModel::ThreadColumn), (QStringList{"thread 5", "thread 4"}));
     QCOMPARE(child_ids(m, pending, AnomalyModel::AnomalyIndexRole), (QList<qlonglong>{3, 4}));
     QCOMPARE(child_ids(m, pending, AnomalyModel::ThreadIdRole), (QList<qlonglong>{5, 4}));
@@ -531,8 +533,17 @@ class InspectionModelsTest : public QObject {
     QCOMPARE(hidden.count(), 1);
     QCOMPARE(hidden.last().at(0).toStringList(), QStringList{"pending-at-end"});
     QVERIFY(dock.status_label()->text().startsWith(QStringLiteral("5 findings under 4 rules")));
+    // The click stated the finding and what to do about it.
+    QVERIFY(dock.advice_label()->isVisible() || !dock.isVisible());
+    QVERIFY(dock.advice_label()->text().contains(QStringLiteral("#1")));
+    QVERIFY(dock.advice_label()->text().contains(QStringLiteral("What to do:</i> resolve thread 4")));
+    dock.set_linting(true);
     dock.set_data(groups_);
-    QVERIFY(dock.status_label()->text().startsWith(QStringLiteral("No findings")));
+    QVERIFY(dock.status_label()->text().startsWith(QStringLiteral("Running the lints")));
+    dock.set_linting(false);
+    QVERIFY(dock.status_label()->text().startsWith(QStringLiteral("The lints found nothing")));
+    dock.set_error(QStringLiteral("t.db: disk I/O error"));
+    QVERIFY(dock.status_label()->text().contains(QStringLiteral("could not run: t.db: disk I/O error")));
   }
 
   void searchBarFindsAndSteps() {

@@ -6,6 +6,9 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "viewer/core/lint_finding.hpp"
+#include "viewer/core/thread_details.hpp"
+
 namespace skein {
 
 AnomalyDock::AnomalyDock(QWidget* parent) : QDockWidget(tr("Anomalies"), parent), model_(new AnomalyModel(this)) {
@@ -26,6 +29,12 @@ AnomalyDock::AnomalyDock(QWidget* parent) : QDockWidget(tr("Anomalies"), parent)
   view_->header()->setSectionResizeMode(AnomalyModel::ThreadColumn, QHeaderView::ResizeToContents);
   view_->header()->setStretchLastSection(true);
   layout->addWidget(view_, 1);
+  advice_ = new QLabel(body);
+  advice_->setWordWrap(true);
+  advice_->setTextFormat(Qt::RichText);
+  advice_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  advice_->hide();
+  layout->addWidget(advice_);
   setWidget(body);
 
   connect(view_, &QTreeView::clicked, this, &AnomalyDock::on_clicked);
@@ -39,14 +48,50 @@ namespace {
 constexpr int kExpandAllFindings = 5000;
 }  // namespace
 
-void AnomalyDock::set_data(std::shared_ptr<const TimelineData> timeline) { model_->set_data(std::move(timeline)); }
+void AnomalyDock::set_data(std::shared_ptr<const TimelineData> timeline) {
+  data_ = timeline;
+  advice_->hide();
+  model_->set_data(std::move(timeline));
+}
+
+void AnomalyDock::set_linting(bool running) {
+  linting_ = running;
+  if (running) error_.clear();
+  model_reset();
+}
+
+void AnomalyDock::set_error(const QString& message) {
+  error_ = message;
+  model_reset();
+}
+
+void AnomalyDock::explain(int index) {
+  if (!data_ || index < 0 || static_cast<std::size_t>(index) >= data_->anomalies.size()) {
+    advice_->hide();
+    return;
+  }
+  const TimelineAnomaly& a = data_->anomalies[static_cast<std::size_t>(index)];
+  const auto name = [&](std::int32_t t) { return t >= 0 ? thread_display_name(*data_, t) : std::string(); };
+  const std::string advice = lint_advice(a.rule, name(a.thread), name(a.from), name(a.suspect));
+  QString text = QStringLiteral("<b>#%1</b> %2").arg(a.number).arg(QString::fromStdString(a.message).toHtmlEscaped());
+  if (a.suspect >= 0)
+    text += QStringLiteral(" Suspect: <b>%1</b>.").arg(QString::fromStdString(name(a.suspect)).toHtmlEscaped());
+  text += QStringLiteral("<br><i>What to do:</i> %1.").arg(QString::fromStdString(advice).toHtmlEscaped());
+  advice_->setText(text);
+  advice_->show();
+}
 
 void AnomalyDock::model_reset() {
   int findings = 0;
   for (int r = 0; r < model_->rowCount(); ++r) findings += model_->rowCount(model_->index(r, 0));
-  if (findings == 0)
-    status_->setText(tr("No findings in this trace's database. Run `skein lint TRACE` (it stores them) to look for "
-                        "missing notifications, unread failures and the other rules, then reopen it."));
+  if (!error_.isEmpty())
+    status_->setText(tr("The lints could not run: %1").arg(error_));
+  else if (linting_ && findings == 0)
+    status_->setText(tr("Running the lints on this trace… Their findings appear here and on the timeline as soon as "
+                        "they are done."));
+  else if (findings == 0)
+    status_->setText(tr("The lints found nothing in this trace: every change of control has a recorded cause, and "
+                        "nothing failed unread or was left pending."));
   else
     status_->setText(tr("%1 findings under %2 rules. Click one to show it on the timeline; uncheck a rule to hide it.")
                          .arg(findings)
@@ -59,7 +104,9 @@ void AnomalyDock::model_reset() {
 
 void AnomalyDock::on_clicked(const QModelIndex& index) {
   const QVariant i = index.data(AnomalyModel::AnomalyIndexRole);
-  if (i.isValid()) emit anomaly_activated(i.toInt());
+  if (!i.isValid()) return;
+  explain(i.toInt());
+  emit anomaly_activated(i.toInt());
 }
 
 }  // namespace skein

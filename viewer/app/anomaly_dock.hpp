@@ -8,8 +8,10 @@
 //                                                           // dock->model()->visible_anomalies()
 //
 // A click (or Enter) on a finding emits anomaly_activated with its index
-// into data.anomalies; rule rows only toggle. A trace without findings
-// shows a hint saying how to get them (`skein lint`).
+// into data.anomalies, and states the finding in one sentence with what to
+// do about it (lint_advice) below the tree; rule rows only toggle. While
+// the lints run on a newly opened trace (trace_analysis.hpp) the dock says
+// so; a trace whose lints found nothing says that.
 #pragma once
 
 #include <QDockWidget>
@@ -31,10 +33,16 @@ class AnomalyDock : public QDockWidget {
   explicit AnomalyDock(QWidget* parent = nullptr);
 
   void set_data(std::shared_ptr<const TimelineData> timeline);
+  // The lints are running (true) or done (false) on the trace shown.
+  void set_linting(bool running);
+  void set_error(const QString& message);
+  // States the finding data.anomalies[index] and what to do about it.
+  void explain(int index);
 
   [[nodiscard]] AnomalyModel* model() const { return model_; }
   [[nodiscard]] QTreeView* view() const { return view_; }
   [[nodiscard]] QLabel* status_label() const { return status_; }
+  [[nodiscard]] QLabel* advice_label() const { return advice_; }
 
  signals:
   void anomaly_activated(int index);
@@ -44,9 +52,13 @@ class AnomalyDock : public QDockWidget {
   void on_clicked(const QModelIndex& index);
   void model_reset();
 
+  std::shared_ptr<const TimelineData> data_;
   AnomalyModel* model_ = nullptr;
   QTreeView* view_ = nullptr;
   QLabel* status_ = nullptr;
+  QLabel* advice_ = nullptr;
+  bool linting_ = false;
+  QString error_;
 };
 
 }  // namespace skein

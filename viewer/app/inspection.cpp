@@ -15,15 +15,15 @@
 #include "viewer/app/summary_dock.hpp"
 #include "viewer/app/thread_details_dock.hpp"
 #include "viewer/app/timeline_widget.hpp"
+#include "viewer/app/trace_analysis.hpp"
 #include "viewer/app/why_dock.hpp"
 #include "viewer/core/thread_details.hpp"
 
 namespace skein {
 namespace {
 
-// The window a finding is shown in: its width when at most this and the
-// finding is already in view, else this (or the whole trace when shorter).
-constexpr double kAnomalyWindowNs = 1e6;
+// The window a finding is shown in (or the whole trace when shorter).
+constexpr double kAnomalyWindowNs = 40e3;
 // The narrowest window a Why? step is shown in.
 constexpr double kStepWindowNs = 40e3;
 
@@ -55,8 +55,9 @@ Inspection::Inspection(QMainWindow* window, TimelineWidget* timeline)
   layout->addWidget(search_);
   layout->addWidget(timeline_, 1);
 
+  analysis_ = new TraceAnalysis(this);
   details_ = new ThreadDetailsDock(window);
-  why_ = new WhyDock(window);
+  why_ = new WhyDock(analysis_, window);
   anomalies_ = new AnomalyDock(window);
   summary_ = new SummaryDock(window);
   flame_ = new FlameGraphWidget(window);
@@ -89,6 +90,10 @@ Inspection::Inspection(QMainWindow* window, TimelineWidget* timeline)
   connect(why_, &WhyDock::step_activated, this, &Inspection::show_step);
   connect(details_, &ThreadDetailsDock::thread_activated, this, &Inspection::go_to_thread);
   connect(anomalies_, &AnomalyDock::anomaly_activated, this, &Inspection::show_anomaly);
+  connect(analysis_, &TraceAnalysis::findings_ready, this,
+          [this](quint64 generation, std::vector<LintFinding> findings, bool ran, bool, const QString& error) {
+            on_findings_ready(generation, std::move(findings), ran, error);
+          });
   connect(anomalies_, &AnomalyDock::hidden_rules_changed, this, [this](const QStringList& rules) {
     std::vector<std::string> hidden;
     for (const QString& r : rules) hidden.push_back(r.toStdString());
@@ -147,6 +152,75 @@ void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
   on_view_changed();
   update_flame_graph();
   emit filter_changed();
+  // The lints, after this first frame (the worker starts on the next turn
+  // of the event loop).
+  finding_to_show_.reset();
+  if (full_) {
+    analysis_->open(full_->source);
+    anomalies_->set_linting(true);
+  }
+}
+
+void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> findings, bool ran,
+                                   const QString& error) {
+  if (!full_ || generation != analysis_->generation()) return;
+  anomalies_->set_linting(false);
+  if (!error.isEmpty()) {
+    anomalies_->set_error(error);
+    return;
+  }
+  if (ran) {
+    // The findings are the one part of the loaded trace the UI thread
+    // changes, once, here: nothing else reads them off this thread. The
+    // object was made non-const by the loader.
+    auto& anomalies = const_cast<TimelineData&>(*full_).anomalies;
+    anomalies.clear();
+    for (const LintFinding& f : findings) {
+      TimelineAnomaly a;
+      a.time = f.time;
+      const auto index = [&](std::optional<ThreadId> id) -> std::int32_t {
+        if (!id) return -1;
+        const auto i = full_->thread_index(*id);
+        return i ? static_cast<std::int32_t>(*i) : -1;
+      };
+      a.thread = index(f.thread);
+      a.from = index(f.from);
+      a.suspect = index(f.suspect);
+      a.event = f.event.value_or(-1);
+      a.rule = std::string(lint_rule_name(f.rule));
+      a.severity = std::string(lint_severity_name(f.severity));
+      a.message = f.message;
+      a.number = f.number;
+      anomalies.push_back(std::move(a));
+    }
+    std::stable_sort(anomalies.begin(), anomalies.end(),
+                     [](const TimelineAnomaly& x, const TimelineAnomaly& y) { return x.time < y.time; });
+    anomalies_->set_data(full_);
+    if (filtered_) {
+      apply_filter();  // the shown view carries its own copy
+    } else {
+      timeline_->update();
+    }
+  }
+  if (finding_to_show_) {
+    const std::int64_t n = *finding_to_show_;
+    finding_to_show_.reset();
+    show_finding(n);
+  }
+}
+
+bool Inspection::show_finding(std::int64_t number) {
+  if (!full_) return false;
+  if (analysis_->linting()) {
+    finding_to_show_ = number;
+    return true;
+  }
+  for (std::size_t i = 0; i < full_->anomalies.size(); ++i)
+    if (full_->anomalies[i].number == number) {
+      show_anomaly(static_cast<int>(i));
+      return true;
+    }
+  return false;
 }
 
 void Inspection::derive_shown() {
@@ -241,22 +315,24 @@ void Inspection::go_to_thread(ThreadId id) {
 void Inspection::show_anomaly(int index) {
   if (!full_ || index < 0 || static_cast<std::size_t>(index) >= full_->anomalies.size()) return;
   const TimelineAnomaly& a = full_->anomalies[static_cast<std::size_t>(index)];
-  const TimelineViewState& v = timeline_->view();
-  const double t0 = v.mapping.t_of(0), t1 = v.mapping.t_of(timeline_->width());
-  double width = t1 - t0;
-  if (double(a.time) < t0 || double(a.time) > t1 || width > kAnomalyWindowNs)
-    width = std::min(kAnomalyWindowNs, std::max(1000.0, double(full_->end_time - full_->first_time)));
+  // A few tens of µs around the record: the turn that acted, readable.
+  const double width = std::min(kAnomalyWindowNs, std::max(1000.0, double(full_->end_time - full_->first_time)));
   timeline_->show_window(double(a.time) - width / 2, double(a.time) + width / 2);
   anomaly_marks_.clear();
   for (std::int32_t t : {a.thread, a.from, a.suspect})
     if (t >= 0) anomaly_marks_.push_back(full_->threads[static_cast<std::size_t>(t)].id);
-  if (a.thread >= 0)
-    if (auto i = shown_index(full_->threads[static_cast<std::size_t>(a.thread)].id)) {
+  if (a.thread >= 0) {
+    const ThreadId id = full_->threads[static_cast<std::size_t>(a.thread)].id;
+    if (auto i = shown_index(id)) {
       navigating_ = true;
       timeline_->select(*i);
       navigating_ = false;
       timeline_->scroll_to_row(shown_->threads[*i].row);
     }
+    // Why? at the finding's record, not at the thread's end.
+    if (a.event > 0) why_->set_subject_record(id, a.event, a.time);
+    else why_->set_subject(id, a.time);
+  }
   refresh_marks();
 }
 

@@ -16,9 +16,15 @@
 //   timeline selection  -> details, Why? subject
 //   details / Why? step -> select that thread on the timeline (and show it)
 //   Why? path           -> bold links on the timeline, its threads highlighted
-//   anomaly click       -> the window zooms to the finding; the thread that
-//                          acted, the one that had control and the suspect
-//                          are highlighted; hidden rules are not drawn
+//   anomaly click       -> the window zooms to the finding (tens of µs
+//                          around it); the thread that acted, the one that
+//                          had control and the suspect are highlighted;
+//                          Why? is asked at the finding's record; hidden
+//                          rules are not drawn
+//   lints on open       -> the trace's analysis (trace_analysis.hpp) lints
+//                          a trace never linted after its first frame; its
+//                          findings become the markers and the Anomalies
+//                          dock's rows when they arrive
 //   summary row         -> its threads highlighted; duration bound -> filter
 //   search              -> matches highlighted, the current one outlined
 //                          and brought into view
@@ -32,6 +38,7 @@
 #include <optional>
 #include <vector>
 
+#include "viewer/core/lint_finding.hpp"
 #include "viewer/core/timeline_filter.hpp"
 
 class QMainWindow;
@@ -42,6 +49,7 @@ class QToolBar;
 namespace skein {
 
 class TimelineWidget;
+class TraceAnalysis;
 class WhyDock;
 class ThreadDetailsDock;
 class SummaryDock;
@@ -84,6 +92,11 @@ class Inspection : public QObject {
   // Zooms the timeline to the finding data.anomalies[index] (a margin on
   // each side) and highlights its threads.
   void show_anomaly(int index);
+  // Shows the finding numbered `number` (`skein lint`'s #N); when the
+  // lints are still running, once they are done. False when the trace has
+  // no such finding (known only once the lints are done).
+  bool show_finding(std::int64_t number);
+  [[nodiscard]] TraceAnalysis* analysis() const { return analysis_; }
   // Shows a Why? step: the window from its cause to its effect, with a
   // margin, and its effect's thread selected.
   void show_step(ThreadId thread, TimeNs from, TimeNs to);
@@ -113,11 +126,14 @@ class Inspection : public QObject {
   void on_selection_changed();
   void on_view_changed();
   void on_path_changed();
+  void on_findings_ready(quint64 generation, std::vector<LintFinding> findings, bool ran, const QString& error);
   void update_flame_graph();
   [[nodiscard]] std::vector<std::uint32_t> shown_indexes(const std::vector<ThreadId>& ids) const;
 
   QMainWindow* window_;
   TimelineWidget* timeline_;
+  TraceAnalysis* analysis_ = nullptr;
+  std::optional<std::int64_t> finding_to_show_;  // asked while the lints ran
   QWidget* central_ = nullptr;
   WhyDock* why_ = nullptr;
   ThreadDetailsDock* details_ = nullptr;

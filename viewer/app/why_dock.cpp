@@ -1,7 +1,8 @@
-// why_dock.cpp — the Why? panel's widgets, and its worker: a QThread with
-// one context object, on which every question runs in turn (the database,
-// the engine and the records it keeps are touched there only).
+// why_dock.cpp — the Why? panel's widgets; its questions run on the
+// trace's analysis worker (trace_analysis.hpp).
 #include "viewer/app/why_dock.hpp"
+
+#include "viewer/app/trace_analysis.hpp"
 
 #include <QCoreApplication>
 #include <QHBoxLayout>
@@ -10,79 +11,14 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QTableView>
-#include <QThread>
 #include <QVBoxLayout>
 
-#include "recorder/trace_store.hpp"
-#include "viewer/core/anomaly_table.hpp"
 #include "viewer/core/causal_path.hpp"
-#include "viewer/core/lint_run.hpp"
-#include "viewer/core/trace_event_reader.hpp"
-#include "viewer/core/transfer_table.hpp"
 #include "viewer/core/units.hpp"
 
 namespace skein {
 
-// What the worker keeps for one trace. Touched on the worker thread only
-// (created and destroyed with the dock).
-struct WhyDock::Worker {
-  std::string path;
-  std::optional<TraceStore> store;
-  std::optional<WhyEngine> engine;
-  std::shared_ptr<const TraceEventList> events;
-
-  void reset(const std::string& to) {
-    engine.reset();
-    store.reset();
-    events.reset();
-    path = to;
-  }
-
-  // The database, and the causes the engine reads: a trace never linted
-  // is linted here, and its results stored, or kept in an attached
-  // database in memory when the file cannot be written.
-  Result<bool> ready_for_why() {
-    if (engine) return true;
-    if (!store) {
-      auto opened = TraceStore::open(path);
-      if (!opened) return opened.error();
-      store = std::move(opened).value();
-    }
-    auto linted = has_lint_results(store->database());
-    if (!linted) return linted.error();
-    if (!linted.value()) {
-      LintOptions options;
-      options.keep_transfers = true;
-      auto report = lint_store(*store, options);
-      if (!report) return report.error();
-      if (!store_lint_report(path, report.value(), AnomalyDurability::rebuildable).ok()) {
-        SqliteDatabase& db = store->database();
-        if (Status s = db.exec("ATTACH DATABASE ':memory:' AS lint_results"); !s.ok()) return s.error();
-        if (Status s = write_transfers(db, std::move(report.value().transfers), "lint_results"); !s.ok())
-          return s.error();
-      }
-    }
-    auto engine_opened = WhyEngine::open(*store);
-    if (!engine_opened) return engine_opened.error();
-    engine = std::move(engine_opened).value();
-    return true;
-  }
-
-  Result<bool> ready_for_caused() {
-    if (events) return true;
-    if (!store) {
-      auto opened = TraceStore::open(path);
-      if (!opened) return opened.error();
-      store = std::move(opened).value();
-    }
-    auto loaded = load_trace_events(store->database());
-    if (!loaded) return loaded.error();
-    events = std::make_shared<const TraceEventList>(std::move(loaded).value());
-    return true;
-  }
-};
-
-WhyDock::WhyDock(QWidget* parent) : QWidget(parent) {
+WhyDock::WhyDock(TraceAnalysis* analysis, QWidget* parent) : QWidget(parent), analysis_(analysis) {
   model_ = new CausalPathModel(this);
   subject_label_ = new QLabel(QStringLiteral("Select a thread on the timeline."), this);
   subject_label_->setWordWrap(true);
@@ -117,22 +53,7 @@ WhyDock::WhyDock(QWidget* parent) : QWidget(parent) {
     const TimeNs to = model_->data(index, CausalPathModel::TimeRole).toLongLong();
     emit step_activated(thread, std::min(from, to), std::max(from, to));
   });
-
-  thread_ = new QThread(this);
-  worker_ = std::make_shared<Worker>();
-  context_ = new QObject;  // no parent: it lives on the worker thread
-  context_->moveToThread(thread_);
-  thread_->start();
   set_subject(std::nullopt, 0);
-}
-
-WhyDock::~WhyDock() {
-  thread_->quit();
-  thread_->wait();
-  // Questions still queued go (their copies of the worker with them), then
-  // the context, whose thread has finished.
-  QCoreApplication::removePostedEvents(context_);
-  delete context_;
 }
 
 void WhyDock::set_data(std::shared_ptr<const TimelineData> loaded) {
@@ -142,9 +63,6 @@ void WhyDock::set_data(std::shared_ptr<const TimelineData> loaded) {
   asked_.reset();
   error_.clear();
   model_->set_data(data_);
-  const std::string path = data_ ? data_->source : std::string();
-  std::shared_ptr<Worker> worker = worker_;
-  QMetaObject::invokeMethod(context_, [worker, path] { worker->reset(path); }, Qt::QueuedConnection);
   set_subject(std::nullopt, 0);
   status_->clear();
 }
@@ -198,42 +116,29 @@ void WhyDock::ask(CausalDirection direction) {
   if (subject_event_) q.event = *subject_event_;
   q.thread = *subject_;
   q.at = at_;
-  std::shared_ptr<Worker> worker = worker_;
   QPointer<WhyDock> self(this);
-  QMetaObject::invokeMethod(
-      context_,
-      [worker, self, question, q, direction] {
-        std::optional<WhyAnswer> answer;
-        std::vector<WhyStep> forwards;
-        QString error;
-        if (direction == CausalDirection::why) {
-          auto ready = worker->ready_for_why();
-          if (!ready) {
-            error = QString::fromStdString(ready.error().to_string());
-          } else {
-            auto got = worker->engine->answer(q);
-            if (got) answer = std::move(got).value();
-            else error = QString::fromStdString(got.error().message);
-          }
-        } else {
-          auto ready = worker->ready_for_caused();
-          if (!ready) {
-            error = QString::fromStdString(ready.error().to_string());
-          } else {
-            const auto& events = worker->events->events();
-            const auto start = q.event ? q.event : last_record_of(events, q.thread, q.at);
-            if (start)
-              for (const CausalStep& s : caused(events, *start)) forwards.push_back(why_step_of(s));
-          }
-        }
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, question, answer = std::move(answer), forwards = std::move(forwards), error]() mutable {
-              if (self) self->answered(question, std::move(answer), std::move(forwards), error);
-            },
-            Qt::QueuedConnection);
-      },
-      Qt::QueuedConnection);
+  if (direction == CausalDirection::why) {
+    analysis_->ask_why([q](WhyEngine& engine) { return engine.answer(q); },
+                       [self, question](Result<WhyAnswer> got) {
+                         if (!self) return;
+                         if (got) self->answered(question, std::move(got).value(), {}, QString());
+                         else self->answered(question, std::nullopt, {}, QString::fromStdString(got.error().to_string()));
+                       });
+  } else {
+    analysis_->ask_events(
+        [q](const std::vector<TraceEvent>& events) {
+          std::vector<WhyStep> forwards;
+          const auto start = q.event ? q.event : last_record_of(events, q.thread, q.at);
+          if (start)
+            for (const CausalStep& s : caused(events, *start)) forwards.push_back(why_step_of(s));
+          return forwards;
+        },
+        [self, question](Result<std::vector<WhyStep>> got) {
+          if (!self) return;
+          if (got) self->answered(question, std::nullopt, std::move(got).value(), QString());
+          else self->answered(question, std::nullopt, {}, QString::fromStdString(got.error().to_string()));
+        });
+  }
 }
 
 void WhyDock::answered(quint64 question, std::optional<WhyAnswer> answer, std::vector<WhyStep> forwards,

@@ -14,11 +14,9 @@
 // clears the table.
 //
 // Off the UI thread: the answers need SQL (the `transfers` table the lint
-// stores) and, forwards, the records in order; a worker thread owns the
-// trace's database and the engine, and reports back by queued calls. A
-// trace with no lint results yet is linted there first (and the results
-// stored when the database can be written, else kept in memory for the
-// session). Results for a trace replaced meanwhile, or a question asked
+// stores) and, forwards, the records in order; they run on the trace's
+// analysis worker (trace_analysis.hpp), which lints a trace never linted
+// first. Answers for a trace replaced meanwhile, or for a question asked
 // again meanwhile, are dropped.
 #pragma once
 
@@ -33,16 +31,17 @@
 class QLabel;
 class QPushButton;
 class QTableView;
-class QThread;
 
 namespace skein {
+
+class TraceAnalysis;
 
 class WhyDock : public QWidget {
   Q_OBJECT
 
  public:
-  explicit WhyDock(QWidget* parent = nullptr);
-  ~WhyDock() override;
+  // `analysis` runs the questions; it must outlive the dock.
+  explicit WhyDock(TraceAnalysis* analysis, QWidget* parent = nullptr);
 
   // The loaded trace (not a filtered view of it: ids are what matter).
   void set_data(std::shared_ptr<const TimelineData> loaded);
@@ -66,7 +65,6 @@ class WhyDock : public QWidget {
   void step_activated(skein::ThreadId thread, skein::TimeNs from, skein::TimeNs to);
 
  private:
-  struct Worker;
   void answered(quint64 question, std::optional<WhyAnswer> answer, std::vector<WhyStep> forwards,
                 const QString& error);
   void show_subject();
@@ -86,9 +84,7 @@ class WhyDock : public QWidget {
   QString error_;
   quint64 next_question_ = 0;
   quint64 pending_ = 0;  // the question in flight (0: none)
-  QThread* thread_ = nullptr;
-  QObject* context_ = nullptr;  // on thread_: the questions are queued to it
-  std::shared_ptr<Worker> worker_;
+  TraceAnalysis* analysis_;
 };
 
 }  // namespace skein

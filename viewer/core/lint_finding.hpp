@@ -55,4 +55,10 @@ struct LintFinding {
   friend bool operator==(const LintFinding&, const LintFinding&) = default;
 };
 
+// What to do about a finding of `rule` ("missing-notification", ...), in
+// one sentence, naming the thread that acted, the one that had control and
+// the suspect as given ("thread 6 \"backend\"" or so; "" when absent).
+[[nodiscard]] std::string lint_advice(std::string_view rule, const std::string& thread, const std::string& from,
+                                      const std::string& suspect);
+
 }  // namespace skein

@@ -78,8 +78,9 @@ void load_anomalies(SqliteDatabase& db, TimelineData& data) {
   const char* suspect = has("suspect") ? "suspect" : "NULL";
   const char* severity = has("severity") ? "severity" : "NULL";
   const char* event = has("event") ? "event" : "NULL";
+  const char* number = has("id") ? "id" : "NULL";
   const std::string sql = std::string("SELECT ") + time + ", thread, " + from + ", rule, message, " + suspect + ", " +
-                          severity + ", " + event + " FROM anomalies ORDER BY " + time;
+                          severity + ", " + event + ", " + number + " FROM anomalies ORDER BY " + time;
   std::vector<TimelineAnomaly> found;
   const auto index = [&](std::optional<std::int64_t> id) -> std::int32_t {
     if (!id) return -1;
@@ -97,6 +98,7 @@ void load_anomalies(SqliteDatabase& db, TimelineData& data) {
     a.suspect = index(q.optional_int64(5));
     a.severity = q.optional_text(6).value_or("");
     a.event = q.optional_int64(7).value_or(-1);
+    a.number = q.optional_int64(8).value_or(0);
     found.push_back(std::move(a));
   });
   if (s.ok()) data.anomalies = std::move(found);

@@ -93,6 +93,7 @@ struct TimelineAnomaly {
   std::string rule;
   std::string severity;  // error, warning or note ("" when the table has no such column)
   std::string message;
+  std::int64_t number = 0;  // `skein lint`'s #N (anomalies.id); 0: unknown
 };
 
 struct TimelineRow {

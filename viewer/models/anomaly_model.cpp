@@ -171,7 +171,9 @@ QVariant AnomalyModel::data(const QModelIndex& index, int role) const {
   const TimelineAnomaly& a = data_->anomalies[static_cast<std::size_t>(i)];
   switch (role) {
     case Qt::DisplayRole:
-      if (index.column() == WhatColumn) return QString::fromStdString(format_duration_ns(a.time - data_->first_time));
+      if (index.column() == WhatColumn)
+        return (a.number > 0 ? QStringLiteral("#%1  ").arg(a.number) : QString()) +
+               QString::fromStdString(format_time_us(a.time));
       if (index.column() == ThreadColumn) return QString::fromStdString(thread_display_name(*data_, a.thread));
       return QString::fromStdString(a.message);
     case Qt::ToolTipRole: {

@@ -5,9 +5,10 @@
 // timeline; its rows stay, greyed, so it can be checked again). Qt
 // Core/Gui only.
 //
-// Columns: what (a rule's name, a finding's time relative to the trace's
-// first record), thread (a rule's severity, the thread that acted), and
-// message (a rule's finding count, the finding's sentence).
+// Columns: what (a rule's name; a finding's number, `skein lint`'s #N, and
+// its time in µs since the trace's origin), thread (a rule's severity, the
+// thread that acted), and message (a rule's finding count, the finding's
+// sentence).
 // Roles on finding rows: AnomalyIndexRole (int, index into
 // data.anomalies), TimeRole (qlonglong, the store's clock, as the timeline
 // uses it), ThreadIdRole, FromIdRole, SuspectIdRole (qlonglong thread ids;

@@ -1,0 +1,190 @@
+// trace_analysis.cpp — the worker of trace_analysis.hpp: its state per
+// trace, the lint run on opening, and the jobs queued to it.
+#include "viewer/app/trace_analysis.hpp"
+
+#include <QCoreApplication>
+#include <QPointer>
+#include <QThread>
+
+#include "recorder/trace_store.hpp"
+#include "viewer/core/anomaly_table.hpp"
+#include "viewer/core/lint_run.hpp"
+#include "viewer/core/trace_event_reader.hpp"
+#include "viewer/core/transfer_table.hpp"
+
+namespace skein {
+
+// Touched on the worker thread only.
+struct TraceAnalysis::Worker {
+  quint64 generation = 0;
+  std::string path;
+  std::optional<TraceStore> store;
+  bool linted = false;  // the database (or the attached one) holds the causes
+  std::optional<WhyEngine> engine;
+  std::shared_ptr<const TraceEventList> events;
+
+  void reset(quint64 g, const std::string& to) {
+    engine.reset();
+    events.reset();
+    store.reset();
+    linted = false;
+    generation = g;
+    path = to;
+  }
+
+  Status ensure_store() {
+    if (store) return {};
+    auto opened = TraceStore::open(path);
+    if (!opened) return opened.error();
+    store = std::move(opened).value();
+    return {};
+  }
+
+  struct LintOutcome {
+    std::vector<LintFinding> findings;
+    bool ran = false;
+    bool stored = false;
+  };
+  // The lint's results in reach of the engine: there already, or made now.
+  Result<LintOutcome> ensure_linted() {
+    LintOutcome outcome;
+    if (linted) return outcome;
+    if (Status s = ensure_store(); !s.ok()) return s.error();
+    auto present = has_lint_results(store->database());
+    if (!present) return present.error();
+    if (present.value()) {
+      linted = true;
+      outcome.stored = true;
+      return outcome;
+    }
+    LintOptions options;
+    options.keep_transfers = true;
+    auto report = lint_store(*store, options);
+    if (!report) return report.error();
+    outcome.ran = true;
+    outcome.findings = report.value().findings;
+    if (store_lint_report(path, report.value(), AnomalyDurability::rebuildable).ok()) {
+      outcome.stored = true;
+    } else {
+      // A database this user cannot write: the causes go to an attached
+      // database in memory, for this session.
+      SqliteDatabase& db = store->database();
+      if (Status s = db.exec("ATTACH DATABASE ':memory:' AS lint_results"); !s.ok()) return s.error();
+      if (Status s = write_transfers(db, std::move(report.value().transfers), "lint_results"); !s.ok())
+        return s.error();
+    }
+    linted = true;
+    return outcome;
+  }
+
+  Result<WhyEngine*> ensure_engine() {
+    if (engine) return &*engine;
+    if (auto l = ensure_linted(); !l) return l.error();
+    auto opened = WhyEngine::open(*store);
+    if (!opened) return opened.error();
+    engine = std::move(opened).value();
+    return &*engine;
+  }
+
+  Result<const TraceEventList*> ensure_events() {
+    if (events) return events.get();
+    if (Status s = ensure_store(); !s.ok()) return s.error();
+    auto loaded = load_trace_events(store->database());
+    if (!loaded) return loaded.error();
+    events = std::make_shared<const TraceEventList>(std::move(loaded).value());
+    return events.get();
+  }
+};
+
+TraceAnalysis::TraceAnalysis(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<std::vector<skein::LintFinding>>();
+  thread_ = new QThread(this);
+  worker_ = std::make_shared<Worker>();
+  context_ = new QObject;  // no parent: it lives on the worker thread
+  context_->moveToThread(thread_);
+  thread_->start();
+}
+
+TraceAnalysis::~TraceAnalysis() {
+  thread_->quit();
+  thread_->wait();
+  // Jobs still queued go (their copies of the worker with them), then the
+  // context, whose thread has finished.
+  QCoreApplication::removePostedEvents(context_);
+  delete context_;
+}
+
+template <class F>
+void TraceAnalysis::run(F&& f) {
+  QMetaObject::invokeMethod(context_, std::forward<F>(f), Qt::QueuedConnection);
+}
+
+void TraceAnalysis::open(const std::string& database) {
+  const quint64 g = ++generation_;
+  linting_ = true;
+  std::shared_ptr<Worker> worker = worker_;
+  QPointer<TraceAnalysis> self(this);
+  run([worker, self, g, database] {
+    worker->reset(g, database);
+    auto outcome = worker->ensure_linted();
+    std::vector<LintFinding> findings;
+    bool ran = false;
+    bool stored = false;
+    QString error;
+    if (outcome) {
+      findings = std::move(outcome.value().findings);
+      ran = outcome.value().ran;
+      stored = outcome.value().stored;
+    } else {
+      error = QString::fromStdString(outcome.error().to_string());
+    }
+    QMetaObject::invokeMethod(
+        QCoreApplication::instance(),
+        [self, g, findings = std::move(findings), ran, stored, error]() mutable {
+          if (!self || g != self->generation_) return;
+          self->linting_ = false;
+          emit self->findings_ready(g, std::move(findings), ran, stored, error);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void TraceAnalysis::ask_why(WhyJob job, std::function<void(Result<WhyAnswer>)> done) {
+  const quint64 g = generation_;
+  std::shared_ptr<Worker> worker = worker_;
+  QPointer<TraceAnalysis> self(this);
+  run([worker, self, g, job = std::move(job), done = std::move(done)]() mutable {
+    std::optional<Result<WhyAnswer>> result;
+    if (worker->generation != g) return;  // another trace since
+    auto engine = worker->ensure_engine();
+    if (!engine) result.emplace(engine.error());
+    else result.emplace(job(*engine.value()));
+    QMetaObject::invokeMethod(
+        QCoreApplication::instance(),
+        [self, g, done = std::move(done), result = std::move(*result)]() mutable {
+          if (self && g == self->generation_) done(std::move(result));
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void TraceAnalysis::ask_events(EventsJob job, std::function<void(Result<std::vector<WhyStep>>)> done) {
+  const quint64 g = generation_;
+  std::shared_ptr<Worker> worker = worker_;
+  QPointer<TraceAnalysis> self(this);
+  run([worker, self, g, job = std::move(job), done = std::move(done)]() mutable {
+    if (worker->generation != g) return;
+    std::optional<Result<std::vector<WhyStep>>> result;
+    auto events = worker->ensure_events();
+    if (!events) result.emplace(events.error());
+    else result.emplace(job(events.value()->events()));
+    QMetaObject::invokeMethod(
+        QCoreApplication::instance(),
+        [self, g, done = std::move(done), result = std::move(*result)]() mutable {
+          if (self && g == self->generation_) done(std::move(result));
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+}  // namespace skein

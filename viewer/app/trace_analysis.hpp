@@ -1,0 +1,77 @@
+// trace_analysis.hpp — what skein-view works out about an opened trace off
+// the UI thread, after the first frame: the lints (their findings, for the
+// markers and the Anomalies dock) and the answers of the Why? panel.
+//
+// One worker thread, one context object on it: every job runs there in
+// the order it was asked, and only there are the trace's database, the
+// why-engine and the records it keeps touched. Results come back to the
+// UI thread by queued calls, each tagged with the trace it was for, so a
+// result for a trace replaced meanwhile is dropped.
+//
+// Opening a trace (open()) starts the lints at once: a database that
+// holds a lint's results already (anomaly_table.hpp: `anomalies` and
+// `transfers`) is used as it is; otherwise every rule runs, with the
+// replay's verdicts kept, and the results are stored in the database, or,
+// when it cannot be written, kept for the session in an attached database
+// in memory. findings_ready() then carries the findings the lint made
+// (none when the database had them already: the timeline read those when
+// it loaded).
+#pragma once
+
+#include <QObject>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "viewer/core/lint_finding.hpp"
+#include "viewer/core/why_answer.hpp"
+
+class QThread;
+
+namespace skein {
+
+class TraceAnalysis : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit TraceAnalysis(QObject* parent = nullptr);
+  ~TraceAnalysis() override;
+
+  // A new trace database: drops what was kept for the last, and lints.
+  void open(const std::string& database);
+  [[nodiscard]] quint64 generation() const { return generation_; }
+  [[nodiscard]] bool linting() const { return linting_; }
+
+  // Runs `job` on the worker with the trace's why-engine (opened, and the
+  // lint run, first when needed), then `done` on the UI thread with its
+  // result, unless another trace was opened meanwhile.
+  using WhyJob = std::function<Result<WhyAnswer>(WhyEngine&)>;
+  void ask_why(WhyJob job, std::function<void(Result<WhyAnswer>)> done);
+  // The same with the trace's records in order (read once, then kept).
+  using EventsJob = std::function<std::vector<WhyStep>(const std::vector<TraceEvent>&)>;
+  void ask_events(EventsJob job, std::function<void(Result<std::vector<WhyStep>>)> done);
+
+ signals:
+  // The lint of the trace of `generation` is done: `findings` when it ran
+  // now (numbered as `skein lint` numbers them), `stored` when they are in
+  // the database; `error` is empty unless it could not run.
+  void findings_ready(quint64 generation, std::vector<skein::LintFinding> findings, bool ran, bool stored,
+                      const QString& error);
+
+ private:
+  struct Worker;
+  template <class F>
+  void run(F&& f);
+
+  QThread* thread_ = nullptr;
+  QObject* context_ = nullptr;  // on thread_
+  std::shared_ptr<Worker> worker_;
+  quint64 generation_ = 0;
+  bool linting_ = false;
+};
+
+}  // namespace skein
+
+Q_DECLARE_METATYPE(std::vector<skein::LintFinding>)
