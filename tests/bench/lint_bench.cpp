@@ -3,7 +3,10 @@
 // real program) after its import: read every event in id order from the
 // database, replay it, run all six rules, then store the findings in the
 // `anomalies` table, as `skein lint TRACE` does in the trace's cache
-// database (without waiting for the disk: a cache is rebuildable).
+// database (without waiting for the disk: a cache is rebuildable). The
+// replay's verdicts for `skein why` and the viewer's Why? panel
+// (`transfers`) are made when those first need them, and measured by
+// why_bench.
 //
 // Target on the 2-core reference machine: <= 1 s for the whole lint,
 // storing included (the median of 5 runs). The analysis and the storing

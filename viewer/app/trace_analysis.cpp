@@ -50,9 +50,9 @@ struct TraceAnalysis::Worker {
     LintOutcome outcome;
     if (linted) return outcome;
     if (Status s = ensure_store(); !s.ok()) return s.error();
-    auto present = has_lint_results(store->database());
+    auto present = lint_results_present(store->database());
     if (!present) return present.error();
-    if (present.value()) {
+    if (present.value().findings && present.value().causes) {
       linted = true;
       outcome.stored = true;
       return outcome;
@@ -61,9 +61,15 @@ struct TraceAnalysis::Worker {
     options.keep_transfers = true;
     auto report = lint_store(*store, options);
     if (!report) return report.error();
-    outcome.ran = true;
-    outcome.findings = report.value().findings;
-    if (store_lint_report(path, report.value(), AnomalyDurability::rebuildable).ok()) {
+    // Findings stored already (by `skein lint`, maybe with its own
+    // settings) stay as they are: only the causes are added.
+    const bool add_causes_only = present.value().findings;
+    outcome.ran = !add_causes_only;
+    if (!add_causes_only) outcome.findings = report.value().findings;
+    const Status stored = add_causes_only
+                              ? store_transfers(path, report.value().transfers, AnomalyDurability::rebuildable)
+                              : store_lint_report(path, report.value(), AnomalyDurability::rebuildable);
+    if (stored.ok()) {
       outcome.stored = true;
     } else {
       // A database this user cannot write: the causes go to an attached

@@ -17,10 +17,10 @@
 //   "suspect","event","group","message"}...],"counts":{"RULE":N...}}
 // with thread ids as in the source trace (null where a field does not apply).
 //
-// Storing: the findings and the causality replay's verdicts (`anomalies`
-// and `transfers`, viewer/core/anomaly_table.hpp) into the cache database
-// of a TRACE (which Skein made, and rebuilds from the trace when it
-// changes), or into the DB given. A database that cannot be written (a
+// Storing: the findings (`anomalies`, viewer/core/anomaly_table.hpp) into
+// the cache database of a TRACE (which Skein made, and rebuilds from the
+// trace when it changes), or into the DB given; `skein why` and the viewer
+// add the replay's verdicts (`transfers`) when they first need them. A database that cannot be written (a
 // read-only file or folder) is linted all the same; a note on stderr says
 // the findings were not stored.
 //
@@ -165,7 +165,8 @@ int run_lint(const QStringList& args) {
     }
     if (shown.empty()) return usage_error(QStringLiteral("lint"), QStringLiteral("--rules names no rule"));
   }
-  options.keep_transfers = !parser.isSet(no_store);
+  // The causes `skein why` and the viewer walk are stored by them, when
+  // they first need them: the lint alone stays a single pass.
   {
     bool ok = false;
     const double ms = parser.value(block_ms).toDouble(&ok);

@@ -114,12 +114,12 @@ int run_why(const QStringList& args) {
   auto opened = open_store_or_report(path, exit_code);
   if (!opened) return exit_code;
   {
-    auto linted = has_lint_results(opened->store->database());
-    if (!linted) {
-      print_err(linted.error().to_string() + "\n");
+    auto present = lint_results_present(opened->store->database());
+    if (!present) {
+      print_err(present.error().to_string() + "\n");
       return kExitUsage;
     }
-    if (!linted.value()) {
+    if (!present.value().causes) {
       // Lint it, as `skein lint` would, for the causes the engine reads.
       LintOptions options;
       options.keep_transfers = true;
@@ -132,7 +132,11 @@ int run_why(const QStringList& args) {
       const AnomalyDurability durability =
           database != path ? AnomalyDurability::rebuildable : AnomalyDurability::durable;
       opened.reset();
-      if (Status s = store_lint_report(database, report.value(), durability); !s.ok()) {
+      // Findings stored already keep their numbers: only the causes are added.
+      const Status s = present.value().findings
+                           ? store_transfers(database, std::move(report.value().transfers), durability)
+                           : store_lint_report(database, report.value(), durability);
+      if (!s.ok()) {
         print_err("skein why: cannot store the causes it needs: " + s.error().to_string() + "\n");
         return kExitUsage;
       }

@@ -83,15 +83,30 @@ Status store_lint_report(const std::string& database_path, const LintReport& rep
   return db.value().close();
 }
 
-Result<bool> has_lint_results(SqliteDatabase& db) {
-  for (const auto& [table, columns] :
-       {std::pair<std::string_view, std::string_view>{"anomalies", kColumns},
-        {"transfers", "event,kind,thread,from_thread,input,cause,cause_event,suspect"}}) {
-    auto found = columns_of(db, table);
-    if (!found) return found.error();
-    if (found.value() != columns) return false;
+Status store_transfers(const std::string& database_path, std::vector<ControlTransfer> transfers,
+                       AnomalyDurability durability) {
+  auto db = SqliteDatabase::open_for_update(database_path);
+  if (!db) return db.error();
+  if (durability == AnomalyDurability::rebuildable)
+    if (Status s = db.value().exec("PRAGMA synchronous = OFF"); !s.ok()) return s;
+  if (Status s = db.value().exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  if (Status s = write_transfers(db.value(), std::move(transfers)); !s.ok()) {
+    (void)db.value().exec("ROLLBACK");
+    return s;
   }
-  return true;
+  if (Status s = db.value().exec("COMMIT"); !s.ok()) return s;
+  return db.value().close();
+}
+
+Result<LintResultsPresent> lint_results_present(SqliteDatabase& db) {
+  LintResultsPresent present;
+  auto findings = columns_of(db, "anomalies");
+  if (!findings) return findings.error();
+  present.findings = findings.value() == kColumns;
+  auto causes = columns_of(db, "transfers");
+  if (!causes) return causes.error();
+  present.causes = causes.value() == "event,kind,thread,from_thread,input,cause,cause_event,suspect";
+  return present;
 }
 
 }  // namespace skein

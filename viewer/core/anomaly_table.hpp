@@ -39,12 +39,24 @@ enum class AnomalyDurability : std::uint8_t { durable, rebuildable };
 
 // Opens `database_path` for writing and replaces its findings with
 // `report`'s (numbered in order from 1) and, when the report kept them,
-// its transfers. Fails (and changes nothing) on a read-only database.
+// its transfers (verdicts depend on the records only, so causes stored
+// before stay true of the same database). Fails (and changes nothing) on
+// a read-only database.
 [[nodiscard]] Status store_lint_report(const std::string& database_path, const LintReport& report,
                                        AnomalyDurability durability = AnomalyDurability::durable);
 
-// True when the database holds a lint's results: both tables, with Skein's
-// columns.
-[[nodiscard]] Result<bool> has_lint_results(SqliteDatabase& db);
+// Replaces only the `transfers` table's rows: the causes of a database
+// whose findings were stored without them (`skein lint` stores findings
+// only; `skein why` and the viewer add the causes when they need them).
+[[nodiscard]] Status store_transfers(const std::string& database_path, std::vector<ControlTransfer> transfers,
+                                     AnomalyDurability durability = AnomalyDurability::durable);
+
+// What a database holds of a lint's results, each table with Skein's
+// columns: its findings, and the replay's verdicts.
+struct LintResultsPresent {
+  bool findings = false;
+  bool causes = false;
+};
+[[nodiscard]] Result<LintResultsPresent> lint_results_present(SqliteDatabase& db);
 
 }  // namespace skein
