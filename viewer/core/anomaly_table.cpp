@@ -105,7 +105,7 @@ Result<LintResultsPresent> lint_results_present(SqliteDatabase& db) {
   present.findings = findings.value() == kColumns;
   auto causes = columns_of(db, "transfers");
   if (!causes) return causes.error();
-  present.causes = causes.value() == "event,kind,thread,from_thread,input,cause,cause_event,suspect";
+  present.causes = causes.value() == kTransfersColumns;
   return present;
 }
 

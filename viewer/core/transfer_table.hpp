@@ -4,7 +4,12 @@
 // that computed them, so that "why?" is a few lookups by key instead of a
 // replay of the whole trace.
 //
-// One row per verdict, keyed by the record it is about and its kind:
+// One row per verdict, keyed by the merge group of the thread it is about
+// (`grp`: the group's smallest thread id, from each thread's latest merge
+// in `threads`, as the why-engine groups them; -1 for the scheduler), then
+// the record it is about and its kind, so that "the latest change of
+// control to this thread's group before record r" is one descent of the
+// key:
 //   kind 0  a transfer: control went to `thread` at `event`;
 //   kind 1  a read, at `event`, of a thread no record resolved (from ==
 //           thread: no control changed hands for it);
@@ -19,8 +24,10 @@
 // findings, in the same transaction, replacing the whole table.
 //
 // Invariants: rows are written in key order (a WITHOUT ROWID table appended
-// at its right edge); reading checks the table's columns first and
-// treats a table of other columns as absent; every statement is prepared.
+// at its right edge); `grp` is the same function of a thread for the
+// writer and the readers (merge_group_roots); reading checks the table's
+// columns first and treats a table of other columns as absent; every
+// statement is prepared.
 #pragma once
 
 #include <cstdint>
@@ -30,13 +37,16 @@
 #include "recorder/diagnostic.hpp"
 #include "recorder/sqlite_database.hpp"
 #include "viewer/core/causality_replay.hpp"
+#include "viewer/core/merge_groups.hpp"
 
 namespace skein {
 
 inline constexpr const char* kTransfersTableSql =
-    "CREATE TABLE transfers(event INTEGER NOT NULL, kind INTEGER NOT NULL, thread INTEGER NOT NULL, "
-    "from_thread INTEGER, input INTEGER, cause INTEGER NOT NULL, cause_event INTEGER, suspect INTEGER, "
-    "PRIMARY KEY(event, kind)) WITHOUT ROWID";
+    "CREATE TABLE transfers(grp INTEGER NOT NULL, event INTEGER NOT NULL, kind INTEGER NOT NULL, "
+    "thread INTEGER NOT NULL, from_thread INTEGER, input INTEGER, cause INTEGER NOT NULL, cause_event INTEGER, "
+    "suspect INTEGER, PRIMARY KEY(grp, event, kind)) WITHOUT ROWID";
+inline constexpr std::string_view kTransfersColumns =
+    "grp,event,kind,thread,from_thread,input,cause,cause_event,suspect";
 
 enum class TransferKind : std::uint8_t { transfer = 0, unresolved_read = 1, hand_off = 2 };
 
@@ -48,6 +58,10 @@ enum class TransferKind : std::uint8_t { transfer = 0, unresolved_read = 1, hand
 // cannot be written keeps its causes in an attached one in memory.
 [[nodiscard]] Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfers,
                                      const std::string& schema = "");
+
+// The merge groups of a database's threads, as `grp` keys them: each
+// thread joined with its latest merge's INTO (threads.merged_into).
+[[nodiscard]] Result<MergeGroups> merge_group_roots(SqliteDatabase& db);
 
 // A verdict as read back.
 struct StoredTransfer {
@@ -68,31 +82,11 @@ class TransferLookup {
   // other columns.
   [[nodiscard]] static Result<std::optional<TransferLookup>> open(SqliteDatabase& db);
 
-  // The verdict of `kind` at `event`, if any.
-  [[nodiscard]] Result<std::optional<StoredTransfer>> at(std::int64_t event, TransferKind kind);
-  // The latest transfer (kind 0) at or before `event` whose thread
-  // satisfies `accept`, looking back at most `limit` rows.
-  template <class Accept>
-  [[nodiscard]] Result<std::optional<StoredTransfer>> latest_to(std::int64_t event, Accept&& accept,
-                                                                std::size_t limit = 10'000'000) {
-    back_.bind(1, event);
-    std::size_t seen = 0;
-    for (;;) {
-      auto row = back_.step();
-      if (!row) {
-        back_.reset();
-        return row.error();
-      }
-      if (!row.value() || ++seen > limit) break;
-      StoredTransfer t = read_row(back_);
-      if (accept(t.thread)) {
-        back_.reset();
-        return std::optional<StoredTransfer>(t);
-      }
-    }
-    back_.reset();
-    return std::optional<StoredTransfer>();
-  }
+  // The verdict of `kind` at `event` about a thread of group `grp`.
+  [[nodiscard]] Result<std::optional<StoredTransfer>> at(ThreadId grp, std::int64_t event, TransferKind kind);
+  // The latest transfer (kind 0) to a thread of group `grp` at or before
+  // `event`.
+  [[nodiscard]] Result<std::optional<StoredTransfer>> latest_to(ThreadId grp, std::int64_t event);
 
  private:
   TransferLookup(SqliteStatement at, SqliteStatement back) : at_(std::move(at)), back_(std::move(back)) {}

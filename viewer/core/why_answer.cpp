@@ -111,6 +111,8 @@ struct WhyEngine::State {
   }
 
   bool same_group(ThreadId a, ThreadId b) { return is_thread(a) && is_thread(b) && groups.root(a) == groups.root(b); }
+  // The `grp` of transfer_table.hpp.
+  ThreadId grp(ThreadId t) { return t == kScheduler ? kScheduler : groups.root(t); }
 };
 
 WhyEngine::WhyEngine(std::unique_ptr<State> s) : s_(std::move(s)) {}
@@ -134,22 +136,19 @@ Result<WhyEngine> WhyEngine::open(TraceStore& store) {
   auto resolve = db.prepare(
       "SELECT id, time, actor FROM events WHERE id BETWEEN ?1 AND ?2 AND head = 7 AND target = ?3 ORDER BY id LIMIT 1");
   if (!resolve) return resolve.error();
-  auto block = db.prepare("SELECT max(last_event) FROM event_blocks WHERE start <= ?1");
+  // The last record at or before a time: its block (the latest that
+  // starts by then), then the block's records up to the time.
+  auto block = db.prepare(
+      "SELECT coalesce((SELECT max(e.id) FROM events e WHERE e.id BETWEEN b.first_event AND b.last_event AND "
+      "e.time <= ?1), b.first_event - 1) FROM event_blocks b WHERE b.start <= ?1 ORDER BY b.id DESC LIMIT 1");
   if (!block) return block.error();
   auto state = std::make_unique<State>(std::move(event).value(), std::move(back).value(), std::move(thread).value(),
                                        std::move(resolve).value(), std::move(block).value(),
                                        std::move(*transfers.value()));
-  // Merge groups, as the lints see them, from each thread's latest merge.
-  auto merges = db.prepare("SELECT id, merged_into FROM threads WHERE merged_into IS NOT NULL");
-  if (!merges) return merges.error();
-  for (;;) {
-    auto row = merges.value().step();
-    if (!row) return row.error();
-    if (!row.value()) break;
-    const ThreadId a = merges.value().int64(0);
-    const ThreadId b = merges.value().int64(1);
-    if (is_thread(a) && is_thread(b)) state->groups.merge(a, b);
-  }
+  // Merge groups, keyed as `transfers` keys them.
+  auto groups = merge_group_roots(db);
+  if (!groups) return groups.error();
+  state->groups = std::move(groups).value();
   return WhyEngine(std::move(state));
 }
 
@@ -173,46 +172,58 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
     auto t = s.thread(subject);
     if (!t) return t.error();
     if (!t.value()) return file_error("", "no thread " + std::to_string(subject) + " in the trace");
-    // Scan back from the last record at or before `at` to the thread's
-    // first, for a record by a thread of its merge group.
-    std::int64_t from = 0;
-    if (question.at == INT64_MAX) {
-      from = INT64_MAX;
-    } else {
+    // The last record at or before `at`: the blocks give it to within one
+    // block, and the thread's own records end at its last_event.
+    std::int64_t upto = t.value()->last_event;
+    if (question.at != INT64_MAX) {
       s.block_q.bind(1, static_cast<std::int64_t>(question.at));
       auto row = s.block_q.step();
       if (!row) return row.error();
-      from = row.value() ? s.block_q.optional_int64(0).value_or(0) : 0;
+      upto = std::min(upto, row.value() ? s.block_q.optional_int64(0).value_or(0) : 0);
       s.block_q.reset();
     }
-    s.back_q.bind(1, from);
-    s.back_q.bind(2, std::int64_t{1});
-    std::size_t scanned = 0;
-    for (;;) {
-      auto row = s.back_q.step();
-      if (!row) {
-        s.back_q.reset();
-        return row.error();
-      }
-      if (!row.value()) break;
-      const std::int64_t id = s.back_q.int64(0);
-      const TimeNs time = s.back_q.optional_int64(1).value_or(0);
-      const auto head = static_cast<RecordHead>(s.back_q.int64(2));
-      const ThreadId by = s.back_q.optional_int64(3).value_or(kNoThread);
-      if (id < t.value()->first_event || ++scanned > 5'000'000) break;
-      if (time > question.at || head == RecordHead::label) continue;
-      if (s.same_group(by, subject) || by == subject) {
-        auto e = s.event(id);
-        if (!e) {
+    // The thread's group got control last at its latest transfer before
+    // then: its record asked about lies between that transfer and `upto`.
+    auto last = s.transfers.latest_to(s.grp(subject), upto);
+    if (!last) return last.error();
+    if (last.value()) {
+      const std::int64_t begin = last.value()->event;
+      s.back_q.bind(1, upto);
+      s.back_q.bind(2, begin);
+      std::size_t scanned = 0;
+      for (;;) {
+        auto row = s.back_q.step();
+        if (!row) {
           s.back_q.reset();
-          return e.error();
+          return row.error();
         }
-        r = std::move(e.value());
-        actor = by;
-        break;
+        if (!row.value() || ++scanned > 200'000) break;
+        const std::int64_t id = s.back_q.int64(0);
+        const TimeNs time = s.back_q.optional_int64(1).value_or(0);
+        const auto head = static_cast<RecordHead>(s.back_q.int64(2));
+        const ThreadId by = s.back_q.optional_int64(3).value_or(kNoThread);
+        if (time > question.at || head == RecordHead::label) continue;
+        if (by == subject || s.same_group(by, subject)) {
+          auto e = s.event(id);
+          if (!e) {
+            s.back_q.reset();
+            return e.error();
+          }
+          r = std::move(e.value());
+          actor = by;
+          break;
+        }
+      }
+      s.back_q.reset();
+      if (!r) {  // a long run: ask about its start, the transfer itself
+        auto e = s.event(begin);
+        if (!e) return e.error();
+        if (e.value() && e.value()->actor != kNoThread) {
+          r = std::move(e.value());
+          actor = r->actor;
+        }
       }
     }
-    s.back_q.reset();
     if (!r) {
       // It never acted by then: a promise. Its resolve, else its creation.
       s.resolve_q.bind(1, t.value()->first_event);
@@ -314,7 +325,7 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
     if (check_record) {
       check_record = false;
       if (r->head == RecordHead::resolve || r->head == RecordHead::notify) {
-        auto hand = s.transfers.at(r->id, TransferKind::hand_off);
+        auto hand = s.transfers.at(s.grp(actor), r->id, TransferKind::hand_off);
         if (!hand) return hand.error();
         if (hand.value()) {
           const StoredTransfer& h = *hand.value();
@@ -331,7 +342,7 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
         }
       }
       if (r->head == RecordHead::read) {
-        auto unread = s.transfers.at(r->id, TransferKind::unresolved_read);
+        auto unread = s.transfers.at(s.grp(actor), r->id, TransferKind::unresolved_read);
         if (!unread) return unread.error();
         if (unread.value())
           return stuck(actor, r->id, unread.value()->suspect,
@@ -339,8 +350,7 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
                            ", which no record resolved");
       }
     }
-    const ThreadId group_of = actor;
-    auto found = s.transfers.latest_to(position, [&](ThreadId t) { return t == group_of || s.same_group(t, group_of); });
+    auto found = s.transfers.latest_to(s.grp(actor), position);
     if (!found) return found.error();
     if (!found.value()) return root("the program's start");
     const StoredTransfer t = *found.value();
