@@ -1,4 +1,4 @@
-// byte_sink.cpp — file, string and gzip sinks; see byte_sink.hpp.
+// byte_sink.cpp — descriptor, string and gzip sinks; see byte_sink.hpp.
 #include "recorder/byte_sink.hpp"
 
 #include <fcntl.h>
@@ -139,16 +139,20 @@ Result<std::unique_ptr<ByteSink>> open_output(const std::string& path, Compressi
   const std::string name = path == "-" ? "<stdout>" : path;
   std::unique_ptr<ByteSink> sink;
   if (path == "-") {
-    sink = std::make_unique<FileSink>(STDOUT_FILENO, false, name);
+    sink = descriptor_output(STDOUT_FILENO, false, name);
   } else {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0644);
     if (fd < 0) return file_error(name, std::string("cannot create: ") + std::strerror(errno));
-    sink = std::make_unique<FileSink>(fd, true, name);
+    sink = descriptor_output(fd, true, name);
   }
   const bool gzip = compression == Compression::gzip ||
                     (compression == Compression::by_name && ends_with(path, ".gz"));
   if (gzip) sink = gzip_output(std::move(sink), name);
   return sink;
+}
+
+std::unique_ptr<ByteSink> descriptor_output(int fd, bool owned, std::string name) {
+  return std::make_unique<FileSink>(fd, owned, std::move(name));
 }
 
 std::unique_ptr<ByteSink> string_output(std::string& into) {

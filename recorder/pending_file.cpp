@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -64,8 +65,9 @@ std::string directory_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
-// Removes TARGET.tmp-PID files whose process is gone.
-void remove_stale(const std::string& target) {
+// Removes TARGET.tmp-N files whose process N is gone (pending_file.hpp,
+// invariant 3).
+void remove_leftovers_of_dead_processes(const std::string& target) {
   const std::string dir = directory_of(target);
   const auto slash = target.rfind('/');
   const std::string prefix = (slash == std::string::npos ? target : target.substr(slash + 1)) + ".tmp-";
@@ -78,7 +80,7 @@ void remove_stale(const std::string& target) {
     if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
       continue;
     const auto pid = static_cast<pid_t>(std::stol(digits));
-    if (pid == getpid()) continue;
+    if (pid <= 0 || pid == getpid()) continue;
     if (kill(pid, 0) != 0 && errno == ESRCH) unlink((dir + "/" + name).c_str());
   }
   closedir(d);
@@ -94,25 +96,112 @@ Status sync_path(const std::string& path, int flags) {
   return {};
 }
 
+// Where renameat2 has no flags (some network and FUSE file systems): the
+// check and the rename are two calls (pending_file.hpp, invariant 2).
+Status rename_after_lstat(const std::string& temp, const std::string& target) {
+  auto now = inspect_output_node(target);
+  if (!now) return now.error();
+  const OutputNodeKind kind = now.value().kind;
+  if (kind != OutputNodeKind::absent && kind != OutputNodeKind::regular_file) return output_node_changed(target, kind);
+  if (rename(temp.c_str(), target.c_str()) != 0)
+    return file_error(target, "cannot rename " + temp + " to it: " + std::strerror(errno));
+  return {};
+}
+
+bool renameat2_flags_unsupported() { return errno == EINVAL || errno == ENOSYS; }
+
+// Renames `temp` over `target`, landing only on nothing or on a regular
+// file (pending_file.hpp, invariant 2). `temp_holds_other` is set when a
+// node that is not ours is left at `temp` (a swap that could not be undone):
+// the caller must then not remove `temp`.
+Status rename_onto_checked(const std::string& temp, const std::string& target, OutputNodeKind expected,
+                           bool& temp_holds_other) {
+  // A target that keeps appearing and vanishing makes each attempt switch
+  // to the other case; three are enough for anything but a deliberate race.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (expected == OutputNodeKind::absent) {
+      if (renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) return {};
+      if (renameat2_flags_unsupported()) return rename_after_lstat(temp, target);
+      if (errno != EEXIST) return file_error(target, "cannot rename " + temp + " to it: " + std::strerror(errno));
+      // Something appeared since the check: another writer's regular file
+      // is replaced (the last writer wins, as with a plain rename), anything
+      // else is left alone.
+      auto now = inspect_output_node(target);
+      if (!now) return now.error();
+      if (now.value().kind != OutputNodeKind::regular_file && now.value().kind != OutputNodeKind::absent)
+        return output_node_changed(target, now.value().kind);
+      expected = now.value().kind;
+      continue;
+    }
+    if (renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+      // `temp` now names what was at `target` a moment ago.
+      auto swapped = inspect_output_node(temp);
+      if (swapped && swapped.value().kind == OutputNodeKind::regular_file) {
+        unlink(temp.c_str());  // the old file; readers that have it open keep it
+        return {};
+      }
+      const OutputNodeKind kind = swapped ? swapped.value().kind : OutputNodeKind::absent;
+      if (renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) != 0) {
+        temp_holds_other = true;
+        return file_error(target, "became " + std::string(describe_output_node(kind)) +
+                                      " while it was being written, and could not be put back (" +
+                                      std::strerror(errno) + "): it is now at " + temp);
+      }
+      return output_node_changed(target, kind);
+    }
+    if (renameat2_flags_unsupported()) return rename_after_lstat(temp, target);
+    if (errno != ENOENT) return file_error(target, "cannot rename " + temp + " to it: " + std::strerror(errno));
+    expected = OutputNodeKind::absent;  // removed since the check
+  }
+  return file_error(target, "kept changing while it was being replaced; left as it is");
+}
+
 }  // namespace
 
-Result<PendingFile> PendingFile::create(const std::string& target) {
-  remove_stale(target);
+Result<PendingFile> PendingFile::create(const std::string& target, const OutputNode& checked) {
+  if (checked.kind != OutputNodeKind::absent && checked.kind != OutputNodeKind::regular_file)
+    return file_error(target, "is " + std::string(describe_output_node(checked.kind)) +
+                                  ", which is never replaced");
+  remove_leftovers_of_dead_processes(target);
   std::string temp = target + ".tmp-" + std::to_string(getpid());
-  // A leftover of this very process (an earlier import to the same target
+  // A leftover of this very process (an earlier write to the same target
   // that failed to clean up) is ours to replace.
   if (unlink(temp.c_str()) != 0 && errno != ENOENT)
     return file_error(temp, std::string("cannot remove the old temporary file: ") + std::strerror(errno));
   const int slot = take_slot(temp);
-  return PendingFile(target, std::move(temp), slot);
+  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    release_slot(slot);
+    return file_error(target, "its temporary file " + temp + " cannot be created: " + std::strerror(err));
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
+    unlink(temp.c_str());
+    release_slot(slot);
+    return file_error(temp, std::string("cannot stat the temporary file: ") + std::strerror(err));
+  }
+  const OutputNode temp_node{OutputNodeKind::regular_file, st.st_dev, st.st_ino};
+  return PendingFile(target, std::move(temp), checked, temp_node, fd, slot);
 }
 
-PendingFile::PendingFile(std::string target, std::string temp, int slot)
-    : target_(std::move(target)), temp_(std::move(temp)), slot_(slot) {}
+PendingFile::PendingFile(std::string target, std::string temp, OutputNode checked, OutputNode temp_node, int fd,
+                         int slot)
+    : target_(std::move(target)),
+      temp_(std::move(temp)),
+      checked_(checked),
+      temp_node_(temp_node),
+      fd_(fd),
+      slot_(slot) {}
 
 PendingFile::PendingFile(PendingFile&& other) noexcept
     : target_(std::move(other.target_)),
       temp_(std::move(other.temp_)),
+      checked_(other.checked_),
+      temp_node_(other.temp_node_),
+      fd_(std::exchange(other.fd_, -1)),
       slot_(std::exchange(other.slot_, -1)),
       done_(std::exchange(other.done_, true)) {}
 
@@ -121,6 +210,9 @@ PendingFile& PendingFile::operator=(PendingFile&& other) noexcept {
     discard();
     target_ = std::move(other.target_);
     temp_ = std::move(other.temp_);
+    checked_ = other.checked_;
+    temp_node_ = other.temp_node_;
+    fd_ = std::exchange(other.fd_, -1);
     slot_ = std::exchange(other.slot_, -1);
     done_ = std::exchange(other.done_, true);
   }
@@ -129,20 +221,46 @@ PendingFile& PendingFile::operator=(PendingFile&& other) noexcept {
 
 PendingFile::~PendingFile() { discard(); }
 
-Status PendingFile::commit(bool sync) {
+int PendingFile::take_descriptor() { return std::exchange(fd_, -1); }
+
+Status PendingFile::sync_contents() const {
   if (done_) return file_error(target_, "the pending file was already committed or discarded");
-  if (sync)
-    if (Status s = sync_path(temp_, O_RDONLY); !s.ok()) return s;
-  if (rename(temp_.c_str(), target_.c_str()) != 0)
-    return file_error(target_, "cannot rename " + temp_ + " to it: " + std::strerror(errno));
-  done_ = true;
+  return sync_path(temp_, O_RDONLY | O_NOFOLLOW);
+}
+
+Status PendingFile::rename_over_target(bool sync_directory) {
+  if (done_) return file_error(target_, "the pending file was already committed or discarded");
+  if (fd_ >= 0) close(std::exchange(fd_, -1));
+  // Invariant 1: the temporary name still holds the file create() made.
+  auto now = inspect_output_node(temp_);
+  if (!now) return now.error();
+  if (!now.value().same_node(temp_node_))
+    return file_error(target_, "its temporary file " + temp_ + " was replaced meanwhile; not renamed");
+  // From here on `temp_` may name the old target (swapped out, then
+  // removed): a signal must not unlink it in between, so the handlers stop
+  // seeing it. A process killed in that instant leaves a leftover that the
+  // next writer of the target removes (invariant 3).
   release_slot(std::exchange(slot_, -1));
-  if (sync)
+  bool temp_holds_other = false;
+  Status renamed = rename_onto_checked(temp_, target_, checked_.kind, temp_holds_other);
+  if (!renamed.ok()) {
+    if (temp_holds_other) done_ = true;  // not ours to remove
+    return renamed;
+  }
+  done_ = true;
+  if (sync_directory)
     if (Status s = sync_path(directory_of(target_), O_RDONLY | O_DIRECTORY); !s.ok()) return s;
   return {};
 }
 
+Status PendingFile::commit(bool sync) {
+  if (sync)
+    if (Status s = sync_contents(); !s.ok()) return s;
+  return rename_over_target(sync);
+}
+
 void PendingFile::discard() {
+  if (fd_ >= 0) close(std::exchange(fd_, -1));
   if (done_) return;
   done_ = true;
   unlink(temp_.c_str());

@@ -33,7 +33,7 @@ Result<SqliteDatabase> SqliteDatabase::create_for_bulk_load(const std::string& p
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db,
                                  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE |
-                                     open_flags(),
+                                     SQLITE_OPEN_NOFOLLOW | open_flags(),
                                  nullptr);
   SqliteDatabase result(db, path);
   if (rc != SQLITE_OK) return open_error(path, db, "cannot create the database");

@@ -36,8 +36,9 @@ class SqliteStatement;
 
 class SqliteDatabase {
  public:
-  // Creates `path` (it must not exist) for a bulk load, with `page_size`
-  // bytes a page (set before the first table).
+  // Creates the database at `path` (nothing there yet, or the empty file
+  // output_file.hpp made; never through a symbolic link) for a bulk load,
+  // with `page_size` bytes a page (set before the first table).
   [[nodiscard]] static Result<SqliteDatabase> create_for_bulk_load(const std::string& path,
                                                                    int page_size = 16384);
   // Opens an existing database read-only, defensively.

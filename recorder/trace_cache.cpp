@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "recorder/output_node.hpp"
+
 namespace skein {
 namespace {
 
@@ -142,7 +144,12 @@ OpenedStore open_store(const std::string& path, const StoreOpenOptions& options)
   if (!db_path) return fail(OpenedStore::Failure::database, db_path.error());
   out.database_path = db_path.value();
 
-  if (access(out.database_path.c_str(), R_OK) == 0) {
+  // Only a regular file is read as a cache: opening a FIFO would wait for
+  // a writer forever, and whatever else sits there is refused, not
+  // replaced, by the import below (output_file.hpp).
+  const auto cache_node = inspect_output_node(out.database_path);
+  if (cache_node && cache_node.value().kind == OutputNodeKind::regular_file &&
+      access(out.database_path.c_str(), R_OK) == 0) {
     auto cached = TraceStore::open(out.database_path);
     if (cached && cache_is_fresh(cached.value(), stamp.value())) {
       out.store.emplace(std::move(cached).value());

@@ -16,7 +16,9 @@
 // modification time and CRC-32 of its first 64 KiB (trace_import.hpp's
 // SourceStamp). Anything else, a stale or damaged cache included, is
 // replaced by a fresh import (atomically, so readers of the old one are
-// not disturbed).
+// not disturbed; its stale journals removed first). The cache is written
+// as every output is (output_file.hpp): a device, a FIFO or a symbolic
+// link at its path is neither read nor replaced, and the open fails.
 #pragma once
 
 #include <optional>

@@ -15,7 +15,7 @@
 
 #include "recorder/event_rows.hpp"
 #include "recorder/model_derivation.hpp"
-#include "recorder/pending_file.hpp"
+#include "recorder/output_file.hpp"
 #include "recorder/store_writer.hpp"
 
 namespace skein {
@@ -224,9 +224,9 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
                            const ImportOptions& options, const std::optional<SourceStamp>& stamp,
                            std::uint64_t bytes_total) {
   const auto started = Clock::now();
-  auto pending = PendingFile::create(database_path);
-  if (!pending) return database_failure(pending.error());
-  auto writer = StoreWriter::create(pending.value().temp_path(), options.page_size);
+  auto output = OutputFile::open_database(database_path);
+  if (!output) return database_failure(output.error());
+  auto writer = StoreWriter::create(output.value().database_path(), options.page_size);
   if (!writer) {
     // Name the database the user asked for, not its temporary file.
     Diagnostic d = writer.error();
@@ -278,7 +278,7 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
   if (parsed.failure != ImportResult::Failure::none) {
     result.failure = parsed.failure;
     result.error = parsed.error;
-    return result;  // `pending` removes the temporary file
+    return result;  // `output` removes the temporary file
   }
   report_progress(true);
 
@@ -327,7 +327,7 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
                      static_cast<std::int64_t>(model.warning_counts[k])));
   if (!written.ok()) return database_failure(written.error());
   if (Status s = w.finish(); !s.ok()) return database_failure(s.error());
-  if (Status s = pending.value().commit(options.sync); !s.ok()) return database_failure(s.error());
+  if (Status s = output.value().commit(options.sync); !s.ok()) return database_failure(s.error());
   report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return result;
 }

@@ -12,16 +12,19 @@
 //       with each batch)
 //   at the end: ModelDerivation::finish  -->  StoreWriter::add_model, meta,
 //               (sorting, on the parser's       warnings, stamp, COMMIT
-//               core while the writer drains) PendingFile::commit (rename)
+//               core while the writer drains) OutputFile::commit (rename)
 //
 // SQLite's inserts are the bottleneck, so everything else (parsing,
 // deriving, sorting) happens on the other core; the queue is bounded (a few
 // batches), so memory stays flat however fast the parser is.
 //
 // Atomicity: the database is written to `TARGET.tmp-PID` and renamed over
-// TARGET only after COMMIT (pending_file.hpp). A failure or a cancellation
-// removes the temporary file; TARGET is never touched unless the import
-// succeeds.
+// TARGET only after COMMIT, the old file's stale journals removed just
+// before (output_file.hpp decides, for every output; pending_file.hpp and
+// database_replacement.hpp do it). TARGET must be a regular file or
+// nothing: a device, a FIFO or a symbolic link there is refused, never
+// replaced. A failure or a cancellation removes the temporary file; TARGET
+// is never touched unless the import succeeds.
 //
 // Errors and warnings. The import stops at the trace's first error
 // (FILE:LINE:COL, or FILE: byte N for CTF). Inconsistent records are kept

@@ -7,9 +7,11 @@
 //
 // A TRACE (any format) is opened through its cache database
 // (recorder/trace_cache.hpp). The output goes to standard output, or to
-// FILE (gzip-compressed when its name ends in .gz), written under a
-// temporary name and renamed into place once complete, so a failed export
-// never leaves half a file. Exit 0 success; 1 when the TRACE has errors, the
+// FILE (gzip-compressed when its name ends in .gz) as recorder/output_file.hpp
+// decides: a regular file or a new path is written under a temporary name
+// and renamed into place once complete, so a failed export never leaves half
+// a file; a device, a FIFO or a symbolic link (-o /dev/stdout) is written
+// through, never replaced. Exit 0 success; 1 when the TRACE has errors, the
 // database holds a row the format cannot carry, or writing fails midway
 // (a full disk); 2 on usage errors, an unreadable input or an output file
 // that cannot be created.
@@ -17,7 +19,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "recorder/pending_file.hpp"
+#include "recorder/output_file.hpp"
 #include "recorder/sexp_export.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
@@ -45,8 +47,6 @@ Result<std::uint64_t> run_exporter(ExportFormat format, TraceStore& store, std::
   return file_error(store.path(), "unknown export format");
 }
 
-bool ends_with_gz(const std::string& path) { return path.size() > 3 && path.ends_with(".gz"); }
-
 }  // namespace
 
 int run_export(const QStringList& args) {
@@ -70,7 +70,8 @@ int run_export(const QStringList& args) {
                                          QStringLiteral("chrome|folded|sexp"));
   const QCommandLineOption output_option(
       QStringList{QStringLiteral("o"), QStringLiteral("output")},
-      QStringLiteral("Write to FILE (gzip-compressed when it ends in .gz) instead of standard output."),
+      QStringLiteral("Write to FILE (gzip-compressed when it ends in .gz; a device, FIFO or symbolic link\n"
+                     "is written through) instead of standard output."),
       QStringLiteral("FILE"), QStringLiteral("-"));
   parser.addOption(format_option);
   parser.addOption(output_option);
@@ -99,18 +100,12 @@ int run_export(const QStringList& args) {
   auto opened = open_store_or_report(input, exit_code);
   if (!opened) return exit_code;
 
-  std::optional<PendingFile> pending;
-  std::string write_path = output;
-  if (output != "-") {
-    auto file = PendingFile::create(output);
-    if (!file) {
-      print_err(file.error().to_string() + "\n");
-      return kExitUsage;
-    }
-    pending.emplace(std::move(file).value());
-    write_path = pending->temp_path();
+  auto output_file = OutputFile::open_stream(output);
+  if (!output_file) {
+    print_err(output_file.error().to_string() + "\n");
+    return kExitUsage;
   }
-  auto sink = open_output(write_path, ends_with_gz(output) ? Compression::gzip : Compression::none);
+  auto sink = output_file.value().take_sink(Compression::by_name);
   if (!sink) {
     print_err(sink.error().to_string() + "\n");
     return kExitUsage;
@@ -120,11 +115,9 @@ int run_export(const QStringList& args) {
     print_err(exported.error().to_string() + "\n");
     return kExitProblems;
   }
-  if (pending) {
-    if (Status s = pending->commit(/*sync=*/false); !s.ok()) {
-      print_err(s.error().to_string() + "\n");
-      return kExitUsage;
-    }
+  if (Status s = output_file.value().commit(/*sync=*/false); !s.ok()) {
+    print_err(s.error().to_string() + "\n");
+    return kExitUsage;
   }
   return kExitOk;
 }

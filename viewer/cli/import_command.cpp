@@ -5,9 +5,11 @@
 // With -o, the one TRACE goes to DB. Without, each TRACE goes to
 // TRACE.skein.db beside it, the file `skein info` and `skein summary` look
 // for first (recorder/trace_cache.hpp), so an explicit import fills their
-// cache. The import is atomic (a temporary file renamed into place);
-// SIGINT, SIGTERM and SIGHUP remove the temporary file (main.cpp installs
-// the handlers).
+// cache. The import is atomic (a temporary file renamed into place, as
+// recorder/output_file.hpp decides for every output); SIGINT, SIGTERM and
+// SIGHUP remove the temporary file (main.cpp installs the handlers). A DB
+// that is a device, a FIFO or a symbolic link is refused (exit 2), never
+// replaced.
 //
 // Standard output gets one line per trace imported; standard error the
 // progress bar (on a terminal only), the warnings and the errors. Exit 0
@@ -66,7 +68,8 @@ int run_import(const QStringList& args) {
                                QStringLiteral("Trace files, or - for standard input."),
                                QStringLiteral("TRACE..."));
   const QCommandLineOption output(QStringList{QStringLiteral("o"), QStringLiteral("output")},
-                                  QStringLiteral("Write the database to DB (one TRACE only)."),
+                                  QStringLiteral("Write the database to DB (one TRACE only): a regular file, replaced\n"
+                                                 "atomically, or a new path."),
                                   QStringLiteral("DB"));
   const QCommandLineOption strict(QStringLiteral("strict"),
                                   QStringLiteral("Fail on any warning, not only on errors."));

@@ -4,20 +4,66 @@
 // reports, CI artefacts and machines without a display.
 //
 // Times are relative to the trace's first record and carry a unit: 125ms,
-// 1.5s, 300us, 42ns (viewer/core/units.hpp). Painting text needs a
+// 1.5s, 300us, 42ns (viewer/core/units.hpp). The image is encoded in memory
+// and written as recorder/output_file.hpp decides, like every `-o`: a
+// regular file or a new path is replaced atomically, a device, a FIFO or a
+// symbolic link is written through, never replaced. Painting text needs a
 // QGuiApplication, so main.cpp hands `render` to render_main(), which makes
 // one, on the offscreen platform when no display is set.
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QGuiApplication>
+#include <QPainter>
+#include <QSvgGenerator>
 #include <cstdlib>
 
+#include "recorder/output_file.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/core/timeline_data.hpp"
 #include "viewer/core/units.hpp"
 #include "viewer/render/timeline_image.hpp"
+#include "viewer/render/timeline_painter.hpp"
 
 namespace skein::cli {
+namespace {
+
+// The image `request` asks for, as the bytes of an SVG file when its output
+// ends in .svg, else of a PNG file: what write_timeline_view() writes to a
+// named file, kept in memory so that OutputFile places it.
+Result<QByteArray> encode_timeline(const TimelineData& data, const RenderRequest& request) {
+  const TimelineViewState view = view_for_request(data, request);
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (QString::fromStdString(request.output).endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setOutputDevice(&buffer);
+    svg.setSize(QSize(request.width, request.height));
+    svg.setViewBox(QRect(0, 0, request.width, request.height));
+    svg.setTitle(QStringLiteral("Skein timeline"));
+    QPainter painter;
+    if (!painter.begin(&svg)) return file_error(request.output, "cannot draw the SVG image");
+    paint_timeline(painter, data, view, TimelineGeometry(request.width, request.height, data));
+    painter.end();
+    return bytes;
+  }
+  const QImage image = render_timeline_image(data, view, request.width, request.height);
+  if (!image.save(&buffer, "PNG")) return file_error(request.output, "cannot encode the PNG image");
+  return bytes;
+}
+
+Status write_image(OutputFile& output, const QByteArray& bytes) {
+  auto sink = output.take_sink(Compression::none);
+  if (!sink) return sink.error();
+  if (Status s = sink.value()->write(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+      !s.ok())
+    return s;
+  if (Status s = sink.value()->close(); !s.ok()) return s;
+  return output.commit(/*sync=*/false);
+}
+
+}  // namespace
 
 int run_render(const QStringList& args) {
   QCommandLineParser parser;
@@ -77,7 +123,17 @@ int run_render(const QStringList& args) {
     print_err(data.error().to_string() + "\n");
     return kExitUsage;
   }
-  if (Status s = render_timeline_file(data.value(), request); !s.ok()) {
+  auto output_file = OutputFile::open_stream(request.output);
+  if (!output_file) {
+    print_err(output_file.error().to_string() + "\n");
+    return kExitUsage;
+  }
+  auto image = encode_timeline(data.value(), request);
+  if (!image) {
+    print_err(image.error().to_string() + "\n");
+    return kExitUsage;
+  }
+  if (Status s = write_image(output_file.value(), image.value()); !s.ok()) {
     print_err(s.error().to_string() + "\n");
     return kExitUsage;
   }
