@@ -50,6 +50,7 @@ std::string_view reason_name(Reason reason) {
     case Reason::stream: return "stream";
     case Reason::semaphore: return "semaphore";
     case Reason::external: return "external";
+    case Reason::request: return "request";
   }
   return "unknown";
 }

@@ -17,8 +17,9 @@
 //   notify     a wake-up: from the loop (-1) for pause (yield), sleep
 //              (timer) and I/O (io); from the waking thread for the sync
 //              primitives (mutex, condition, mailbox, stream, semaphore);
-//              from the current thread, reason external, for skein::notify
-//              (notify.hpp: communication the runtime cannot see);
+//              from the current thread, reason external or request, for
+//              skein::notify (notify.hpp: communication the runtime cannot
+//              see);
 //   resolve    every settlement, `by` the actor at the time;
 //   merge      a tail-merge: `thread` now behaves as `into`;
 //   switch_to  the scheduler handing control to a thread (-1: back to it);
@@ -48,9 +49,11 @@ enum class Kind : std::uint8_t {
   task, wait, bind, map, catch_, finalize, join, all, choose, pick, async,
   fiber, coroutine, sleep, pause, io, mutex, condition, mailbox, stream, semaphore
 };
-// Why a thread was woken.
+// Why a thread was woken. A reason's code is the byte the capture's binary
+// records carry (trace_record.hpp): a new reason goes at the end, so the
+// codes in use keep their values.
 enum class Reason : std::uint8_t {
-  timer, io, yield, condition, mailbox, mutex, stream, semaphore, external
+  timer, io, yield, condition, mailbox, mutex, stream, semaphore, external, request
 };
 enum class Outcome : std::uint8_t { ok, fail, cancel };
 

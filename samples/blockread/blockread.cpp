@@ -2,20 +2,38 @@
 //
 // A unikernel reads a block device through a Xen-style split driver. The
 // frontend (this program's `B.read`) puts a request on a shared ring and
-// returns a task; a simulated backend (the "disk", driven by timers on the
-// loop) completes requests one at a time after a latency, puts the
-// responses on the ring and raises an event; the frontend's `blkfront.poll`
-// thread waits for that event, takes the responses off the ring and
-// resolves each request's task; `Process data` keeps a few reads in flight
-// and processes each block as it arrives. Counters, recorded whenever the
-// frontend puts a request on the ring or takes a response off it:
-// `blkfront.ring` (slots in use: requests the backend has not taken yet
-// plus responses the frontend has not taken yet) and `blkfront.in-flight`
-// (reads issued and not yet answered).
+// returns a task; a simulated backend (the "disk", a fiber on the loop)
+// takes requests off the ring one at a time, completes each after a latency
+// (a timer), puts the response on the ring and raises an event; the
+// frontend's `blkfront.poll` thread waits for that event, takes the
+// responses off the ring and resolves each request's task; `Process data`
+// (a fiber) keeps a few reads in flight and processes each block as it
+// arrives. Counters, recorded whenever the frontend puts a request on the
+// ring or takes a response off it: `blkfront.ring` (slots in use: requests
+// the backend has not taken yet plus responses the frontend has not taken
+// yet) and `blkfront.in-flight` (reads issued and not yet answered).
 //
-// Every hand-over is a promise: the event channel is a promise the backend
-// resolves (so the poll thread's wake-up is explained by that resolve), and
-// each request is a task the poll thread resolves.
+// Every hand-over is recorded, so the trace holds a B.read's whole round
+// trip, which `skein why` and the viewer's Why? walk back: the task is
+// resolved by the poll thread, which read the event the backend resolved,
+// in a turn the backend's latency timer woke; the backend armed that timer
+// in the turn in which it took the request, and that turn was woken by the
+// frontend's request.
+//   - The ring is shared memory the runtime cannot see. Putting a request
+//     on it, the frontend tells the backend as Xen's frontend does
+//     (RING_PUSH_REQUESTS_AND_CHECK_NOTIFY): only when the backend waits
+//     for requests, and then it records notify(frontend -> backend,
+//     request) (skein::notify with reason request, runtime/notify.hpp)
+//     before it resolves the promise the backend waits on. The backend's
+//     next turn is a switch to a thread notified since it last ran, which
+//     the causality replay explains by that notify. A busy backend is not
+//     told: it finds the next request on the ring when it finishes the one
+//     it serves, in the turn its timer woke, so that request's round trip
+//     goes back through the earlier requests' timers to the request that
+//     last woke the backend.
+//   - The event channel back is a promise the backend resolves, so the
+//     poll thread's wake-up is explained by that resolve, and each request
+//     is a task the poll thread resolves.
 //
 // --missing-notify plants the bug the trace analysis is for: the backend
 // signals completion by setting a plain shared flag, which the poll thread
@@ -27,10 +45,10 @@
 // viewer/LINTS.md). --annotate applies the one-line fix,
 // skein::notify(poll thread) where the flag is set, which records
 // notify(backend -> poll thread, external) (README.md, "Samples", shows
-// both traces and both lints).
+// both traces and both lints). The request edge is the same in every mode.
 //
 // The program is bounded: it reads --requests blocks, stops the poll
-// thread, and ends with nothing pending.
+// thread and the backend, and ends with nothing pending.
 #include <cstdint>
 #include <cstdio>
 #include <deque>
@@ -55,7 +73,8 @@ struct Options {
   bool annotate = false;          // ... and record it with skein::notify
 };
 
-// The shared ring and the event channel between frontend and backend.
+// The shared ring, the backend, and the event channels between it and the
+// frontend (requests one way, responses the other).
 class BlockDevice {
  public:
   explicit BlockDevice(const Options& options) : options_(options) {}
@@ -68,8 +87,15 @@ class BlockDevice {
     waiting_.emplace(id, std::move(resolver));
     requests_.push_back({id, sector});
     count_ring();
-    kick_backend();
+    notify_backend();
     return block;
+  }
+
+  // The backend, started once before any read: returns its fiber, which
+  // ends after stop().
+  skein::Promise<void> start_backend() {
+    backend_ = skein::spawn_fiber([this] { serve_requests(); });
+    return backend_;
   }
 
   // blkfront.poll, started once: returns the poll thread, which ends after
@@ -85,6 +111,11 @@ class BlockDevice {
       skein::Resolver<void> raise = std::move(*event_);
       event_.reset();
       raise.resolve();
+    }
+    if (backend_event_) {  // the backend waits for requests: let it see stopped_
+      skein::Resolver<void> wake = std::move(*backend_event_);
+      backend_event_.reset();
+      wake.resolve();
     }
   }
 
@@ -141,25 +172,43 @@ class BlockDevice {
     }
   }
 
-  // The backend serves one request at a time: a timer per request.
-  void kick_backend() {
-    if (backend_busy_ || requests_.empty()) return;
-    backend_busy_ = true;
-    const Request request = requests_.front();
-    requests_.pop_front();
-    skein::async([this, request] {
-      return skein::sleep(std::chrono::microseconds(options_.latency_us)).then([this, request] {
-        skein::label("backend");
-        Block data(kSectorBytes);
-        for (std::size_t i = 0; i < data.size(); ++i)
-          data[i] = static_cast<unsigned char>((request.sector + i) % 251);
-        responses_.push_back({request.id, std::move(data)});
-        backend_busy_ = false;
-        raise_event();
-        kick_backend();
-        return skein::resolved();
-      });
-    });
+  // The frontend's side of the request channel: a backend waiting for
+  // requests is told, with the record that names this request as the cause
+  // of its next turn; a busy one will look at the ring when it is done.
+  void notify_backend() {
+    if (!backend_event_) return;
+    skein::notify(backend_, skein::trace::Reason::request);
+    skein::Resolver<void> wake = std::move(*backend_event_);
+    backend_event_.reset();
+    wake.resolve();
+  }
+
+  // The backend's fiber: one request at a time, each completed after the
+  // latency. Invariant: backend_event_ is set only while the fiber is
+  // blocked for want of a request, so the frontend tells it of the first
+  // request that arrives and of no other until it has looked at the ring
+  // again.
+  void serve_requests() {
+    skein::label("backend");
+    for (;;) {
+      while (requests_.empty() && !stopped_) {
+        auto [requested, wake] = skein::wait<void>();
+        requested.label("blkback.event");
+        backend_event_ = std::move(wake);
+        skein::await(requested);
+      }
+      if (requests_.empty()) return;  // stopped, with nothing left to serve
+      const Request request = requests_.front();
+      requests_.pop_front();
+      skein::Promise<void> timer = skein::sleep(std::chrono::microseconds(options_.latency_us));
+      timer.label("blkback.timer");
+      skein::await(timer);
+      Block data(kSectorBytes);
+      for (std::size_t i = 0; i < data.size(); ++i)
+        data[i] = static_cast<unsigned char>((request.sector + i) % 251);
+      responses_.push_back({request.id, std::move(data)});
+      raise_event();
+    }
   }
 
   // Tells the frontend that responses are on the ring.
@@ -181,11 +230,12 @@ class BlockDevice {
   std::deque<Request> requests_;
   std::deque<std::pair<std::uint64_t, Block>> responses_;
   std::unordered_map<std::uint64_t, skein::Resolver<Block>> waiting_;
-  std::optional<skein::Resolver<void>> event_;
+  std::optional<skein::Resolver<void>> event_;          // the poll thread waits for responses
+  std::optional<skein::Resolver<void>> backend_event_;  // the backend waits for requests
   skein::Promise<void> poll_thread_;
+  skein::Promise<void> backend_;
   std::uint64_t next_request_ = 0;
   bool event_flag_ = false;
-  bool backend_busy_ = false;
   bool stopped_ = false;
 };
 
@@ -195,13 +245,16 @@ class ProcessData {
  public:
   ProcessData(BlockDevice& device, const Options& options) : device_(device), options_(options) {}
 
+  // The Process data fiber: it issues the first reads itself, so every
+  // B.read is created by a thread labelled "Process data" (this fiber or a
+  // worker's continuation), and stops the device once all are read.
   skein::Promise<void> run() {
-    std::vector<skein::Promise<void>> workers;
-    for (std::int64_t i = 0; i < options_.in_flight; ++i) workers.push_back(worker());
-    return skein::join(workers).then([this] {
+    return skein::spawn_fiber([this] {
       skein::label("Process data");
+      std::vector<skein::Promise<void>> workers;
+      for (std::int64_t i = 0; i < options_.in_flight; ++i) workers.push_back(worker());
+      skein::await(skein::join(workers));
       device_.stop();
-      return skein::resolved();
     });
   }
 
@@ -255,8 +308,9 @@ int main(int argc, char** argv) {
 
   BlockDevice device(options);
   ProcessData process(device, options);
+  skein::Promise<void> backend = device.start_backend();
   skein::Promise<void> polling = device.start_polling();
-  skein::run(skein::join({process.run(), polling}));
+  skein::run(skein::join({process.run(), polling, backend}));
 
   std::uint64_t expected = 0;
   for (std::int64_t r = 0; r < options.requests; ++r)

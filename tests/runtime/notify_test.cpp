@@ -1,5 +1,7 @@
 // notify_test.cpp — skein::notify (runtime/notify.hpp): the exact record it
-// adds, from which thread, to which id, and that it changes nothing else.
+// adds, from which thread, to which id, with which reason (external or
+// request; the runtime's own reasons are refused), and that it changes
+// nothing else.
 // Golden lines against the memory sink (ids renumbered by first appearance;
 // -1 the scheduler, 0 the main thread).
 #include <catch2/catch.hpp>
@@ -7,6 +9,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/runtime.hpp"
@@ -154,6 +157,64 @@ TEST_CASE("notify: by id, the id is recorded as given, and ids below -1 are drop
   skein::notify(trace::kNoThread);
   r.resolve();
   CHECK(sink.lines == Lines{"spawn 1 0 wait", "notify 0 1 external", "notify 0 -1 external", "resolve 1 0 ok"});
+}
+
+// samples/blockread: the frontend's callback puts a request on the ring and
+// tells the backend, which waits for requests.
+TEST_CASE("notify: reason request, from the thread that puts the request to the thread that serves it",
+          "[trace][notify]") {
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  auto [server, serve] = skein::wait<void>();
+  auto [go, start] = skein::wait<void>();
+  Promise<void> client = go.map([&server] { skein::notify(server, trace::Reason::request); });
+  start.resolve();
+  skein::notify(server.id(), trace::Reason::request);  // by id, from main code
+  CHECK(server.state() == State::pending);             // told, not woken
+  serve.resolve();
+  CHECK(sink.lines == Lines{"spawn 1 0 wait",
+                            "spawn 2 0 wait",
+                            "spawn 3 0 map",
+                            "wait 3 2",
+                            "resolve 2 0 ok",
+                            "read 3 2",
+                            "notify 3 1 request",
+                            "resolve 3 3 ok",
+                            "notify 0 1 request",
+                            "resolve 1 0 ok"});
+}
+
+TEST_CASE("notify: a reason the runtime records itself is refused, with a sink or without", "[trace][notify]") {
+  const std::vector<trace::Reason> runtime_reasons = {
+      trace::Reason::timer,   trace::Reason::io,     trace::Reason::yield,  trace::Reason::condition,
+      trace::Reason::mailbox, trace::Reason::mutex,  trace::Reason::stream, trace::Reason::semaphore};
+  auto [p, r] = skein::wait<void>();
+  for (const trace::Reason reason : runtime_reasons) {
+    INFO(trace::reason_name(reason));
+    CHECK_THROWS_AS(skein::notify(p, reason), std::invalid_argument);
+    CHECK_THROWS_AS(skein::notify(p.id(), reason), std::invalid_argument);
+  }
+  {
+    test::MemorySink sink;
+    test::ScopedSink on(sink);
+    for (const trace::Reason reason : runtime_reasons) {
+      CHECK_THROWS_AS(skein::notify(p, reason), std::invalid_argument);
+      CHECK_THROWS_AS(skein::notify(p.id(), reason), std::invalid_argument);
+    }
+    CHECK(sink.lines.empty());
+  }
+  r.resolve();
+}
+
+// A reason's code is the byte of the capture's records: existing codes
+// never move, a new reason comes last.
+TEST_CASE("notify: the reasons' codes and names, request the last", "[trace][notify]") {
+  const std::vector<std::string_view> names = {"timer",  "io",        "yield",    "condition", "mailbox",
+                                               "mutex",  "stream",    "semaphore", "external", "request"};
+  for (std::size_t code = 0; code < names.size(); ++code)
+    CHECK(trace::reason_name(static_cast<trace::Reason>(code)) == names[code]);
+  CHECK(static_cast<std::size_t>(trace::Reason::request) == names.size() - 1);
+  CHECK(trace::reason_name(static_cast<trace::Reason>(names.size())) == "unknown");
 }
 
 TEST_CASE("notify: an empty promise is a logic error", "[notify]") {

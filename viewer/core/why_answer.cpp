@@ -321,7 +321,24 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
   };
 
   while (a.steps.size() < max_steps) {
-    if (!is_thread(actor)) return scheduler_root();
+    if (!is_thread(actor)) {
+      // A timer's expiry: the scheduler resolved a sleep, which the thread
+      // that created it armed; the walk goes on from that creation.
+      if (r && r->head == RecordHead::resolve && is_thread(r->target)) {
+        auto timer = s.thread(r->target);
+        if (!timer) return timer.error();
+        if (timer.value() && timer.value()->kind == "sleep") {
+          auto spawn = s.event(timer.value()->first_event);
+          if (!spawn) return spawn.error();
+          if (spawn.value() && spawn.value()->head == RecordHead::spawn && is_thread(spawn.value()->actor)) {
+            auto moved = step_to(WhyStepKind::spawn, spawn.value()->id, r->target, r->id, r->time, "");
+            if (!moved) return moved.error();
+            if (moved.value()) continue;
+          }
+        }
+      }
+      return scheduler_root();
+    }
     if (check_record) {
       check_record = false;
       if (r->head == RecordHead::resolve || r->head == RecordHead::notify) {

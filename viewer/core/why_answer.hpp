@@ -26,10 +26,17 @@
 //   A question about a thread that never acted (a promise, such as a
 //   B.read task) starts from its resolve: the step to its resolver.
 //
-// The walk ends at a root: the scheduler (a timer, I/O or a yield, by the
-// reason of the notify or the kind of the thread resolved), the program's
-// first record, or a switch in a trace that records no wake-ups (the 2014
-// MirageOS traces); or with no recorded cause; or at the step limit.
+// A timer is not a root: a sleep resolved by the scheduler was armed by
+// the thread that created it, so the walk takes a spawn step to that
+// creation (the sleep thread "was created by" its creator) and goes on
+// from there: a completion woken by its timer is explained by the turn
+// that armed it.
+//
+// The walk ends at a root: the scheduler (I/O or a yield, by the reason of
+// the notify or the kind of the thread resolved; a timer only when its
+// sleep has no recorded creation), the program's first record, or a switch
+// in a trace that records no wake-ups (the 2014 MirageOS traces); or with
+// no recorded cause; or at the step limit.
 //
 // Cost: a few keyed lookups a step (events by id, transfers by key), and a
 // scan back over the transfers of the activation a record lies in; never a
