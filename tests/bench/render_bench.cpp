@@ -39,6 +39,7 @@
 #include "tests/bench/bench_report.hpp"
 #include "viewer/core/activity_overview.hpp"
 #include "viewer/core/flame_graph.hpp"
+#include "viewer/core/layout_cache.hpp"
 #include "viewer/core/subsecond_heatmap.hpp"
 #include "viewer/core/thread_search.hpp"
 #include "viewer/core/timeline_data.hpp"
@@ -100,7 +101,7 @@ void make_database(const std::string& db, std::uint64_t records) {
 }
 
 void drop_layout_cache(const std::string& db) {
-  const std::string command = "DROP TABLE IF EXISTS layout_v1";
+  const std::string command = "DROP TABLE IF EXISTS " + std::string(kLayoutTable);
   sqlite3* handle = nullptr;
   if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK)
     sqlite3_exec(handle, command.c_str(), nullptr, nullptr, nullptr);

@@ -1,8 +1,9 @@
 // timeline_core_test.cpp — the widget-free parts of the timeline: the
 // time<->pixel mapping (zoom keeps the time under the pointer), the ruler's
-// divisions and caption, duration parsing for `skein render`, and
+// divisions and caption, duration parsing for `skein render`,
 // load_timeline() on a small trace imported for real, with its layout cache
-// written on the first load and used on the second.
+// written on the first load and used on the second, and the navigation:
+// the limits of zoom and pan, End, reveal_window and the zoom history.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -13,8 +14,10 @@
 #include "viewer/core/layout_cache.hpp"
 #include "viewer/core/time_mapping.hpp"
 #include "viewer/core/time_ruler.hpp"
+#include "viewer/core/timeline_navigation.hpp"
 #include "viewer/core/timeline_data.hpp"
 #include "viewer/core/units.hpp"
+#include "viewer/core/zoom_history.hpp"
 
 using namespace skein;
 
@@ -238,4 +241,144 @@ TEST_CASE("the lints' anomalies become markers, and a foreign table is ignored",
   auto loaded = load_timeline(store.value());
   REQUIRE(loaded.ok());
   CHECK(loaded.value().anomalies.empty());
+}
+
+// The moves of the time window (timeline_navigation.hpp), on a trace from
+// 1000 to 11000 ns shown 1000 px wide: the fitted window is [900, 11100]
+// (a 1% margin each side), 10.2 ns a pixel.
+TEST_CASE("navigation: zoom-out stops at the fitted window, keeping the time under the pointer", "[navigation]") {
+  const TimeWindow fitted = fitted_window(1000, 11000);
+  CHECK(fitted.from == Approx(900));
+  CHECK(fitted.to == Approx(11100));
+  const TimeMapping fit = TimeMapping::fitted(fitted.from, fitted.to, 1000);
+  // Zoomed in around x = 300, then far out around it: the scale stops at
+  // the fitted one and t_of(300) stays put.
+  const TimeMapping in = zoomed(fit, fitted, 1000, 300, 4);
+  CHECK(in.ns_per_px == Approx(fit.ns_per_px / 4));
+  CHECK(in.t_of(300) == Approx(fit.t_of(300)));
+  const TimeMapping out = zoomed(in, fitted, 1000, 300, 1.0 / 100);
+  CHECK(out.ns_per_px == Approx(fit.ns_per_px));
+  CHECK(out.t_of(300) == Approx(fit.t_of(300)));
+  CHECK(out.t_of(1000) - out.t_of(0) <= Approx(fitted.span()));
+  // A window asked wider than the trace is cut to the fitted width.
+  TimeMapping wide = TimeMapping::fitted(-50000, 50000, 1000);
+  limit_window(wide, fitted, 1000, 500);
+  CHECK(wide.t_of(1000) - wide.t_of(0) == Approx(fitted.span()));
+}
+
+TEST_CASE("navigation: panning keeps half the window over the trace", "[navigation]") {
+  const TimeWindow fitted = fitted_window(1000, 11000);
+  // 1000 ns across the width (1 ns a pixel), at the start of the trace.
+  const TimeMapping m = TimeMapping::fitted(1000, 2000, 1000);
+  const TimeMapping later = panned(m, fitted, 1000, 0.125);
+  CHECK(later.t_of(0) == Approx(1125));
+  CHECK(later.t_of(1000) == Approx(2125));
+  CHECK(later.ns_per_px == m.ns_per_px);
+  // Far to the left, the window stops with its right half over the fitted window.
+  const TimeMapping early = panned(m, fitted, 1000, -50);
+  CHECK(early.t_of(1000) == Approx(fitted.from + 500));
+  // Far to the right: its left half.
+  const TimeMapping late = panned(m, fitted, 1000, 50);
+  CHECK(late.t_of(0) == Approx(fitted.to - 500));
+  // At the fitted zoom, half of the fitted window stays in view.
+  const TimeMapping fit = TimeMapping::fitted(fitted.from, fitted.to, 1000);
+  CHECK(panned(fit, fitted, 1000, 5).t_of(0) == Approx(fitted.from + fitted.span() / 2));
+}
+
+TEST_CASE("navigation: End keeps the zoom and shows the end with the fitted margin", "[navigation]") {
+  const TimeWindow fitted = fitted_window(1000, 11000);
+  const TimeMapping m = TimeMapping::fitted(2000, 3020, 1000);  // 1020 ns across
+  const TimeMapping end = at_end(m, 11000, fitted, 1000);
+  CHECK(end.ns_per_px == m.ns_per_px);
+  CHECK(end.t_of(1000) == Approx(11010));  // 1% of 1020 / 1.02
+  // At the fitted zoom, End is the fitted window itself.
+  const TimeMapping fit = TimeMapping::fitted(fitted.from, fitted.to, 1000);
+  const TimeMapping fit_end = at_end(fit, 11000, fitted, 1000);
+  CHECK(fit_end.t_of(0) == Approx(fitted.from));
+  CHECK(fit_end.t_of(1000) == Approx(fitted.to));
+}
+
+TEST_CASE("navigation: reveal_window zooms in on a thin thread, out on a long one, pans to one off-screen",
+          "[navigation]") {
+  const TimeMapping m = TimeMapping::fitted(0, 100000, 1000);  // 100 ns a pixel
+  // Wholly in view and wide enough: no move.
+  CHECK_FALSE(reveal_window(m, 1000, 20000, 30000));
+  // In view but 500 ns wide (5 px, under 1% of the window): zoom in until
+  // it fills a third of the width, centred.
+  const auto thin = reveal_window(m, 1000, 40000, 40500);
+  REQUIRE(thin);
+  CHECK(thin->span() == Approx(1500));
+  CHECK((thin->from + thin->to) / 2 == Approx(40250));
+  // An instant: not deeper than 1 µs.
+  const auto instant = reveal_window(m, 1000, 50000, 50000);
+  REQUIRE(instant);
+  CHECK(instant->span() == Approx(kRevealMinSpanNs));
+  // Longer than the window: the thread and 5% of it each side.
+  const auto large = reveal_window(m, 1000, 50000, 250000);
+  REQUIRE(large);
+  CHECK(large->from == Approx(40000));
+  CHECK(large->to == Approx(260000));
+  // Off-screen, of a size that fits: centred, at the same zoom.
+  const auto away = reveal_window(m, 1000, 300000, 310000);
+  REQUIRE(away);
+  CHECK(away->span() == Approx(100000));
+  CHECK((away->from + away->to) / 2 == Approx(305000));
+  // Cut by the right edge: the same.
+  const auto cut = reveal_window(m, 1000, 95000, 105000);
+  REQUIRE(cut);
+  CHECK((cut->from + cut->to) / 2 == Approx(100000));
+}
+
+TEST_CASE("zoom history: back and forward restore windows exactly, gestures coalesce, the size is bounded",
+          "[navigation]") {
+  ZoomHistory h;
+  const auto window = [](double start) {
+    TimeMapping m;
+    m.start = start;
+    m.ns_per_px = 1 + start / 7;
+    return m;
+  };
+  CHECK_FALSE(h.back(window(0)));
+  h.record(window(0), WindowGesture::once, 0);
+  h.record(window(1), WindowGesture::once, 10);
+  // Three wheel ticks 100 ms apart are one entry: the window before the first.
+  h.record(window(2), WindowGesture::wheel_zoom, 1000);
+  h.record(window(3), WindowGesture::wheel_zoom, 1100);
+  h.record(window(4), WindowGesture::wheel_zoom, 1200);
+  CHECK(h.back_size() == 3);
+  // After a pause, the same gesture is a new entry; another gesture too.
+  h.record(window(5), WindowGesture::wheel_zoom, 2000);
+  h.record(window(6), WindowGesture::pan_later, 2100);
+  CHECK(h.back_size() == 5);
+  const TimeMapping now = window(7);
+  auto b = h.back(now);
+  REQUIRE(b);
+  CHECK(*b == window(6));
+  b = h.back(*b);
+  REQUIRE(b);
+  CHECK(*b == window(5));
+  b = h.back(*b);
+  REQUIRE(b);
+  CHECK(*b == window(2));  // the wheel gesture's start
+  // Forward undoes the backs, in order, ending at the window back() was given.
+  auto f = h.forward(*b);
+  REQUIRE(f);
+  CHECK(*f == window(5));
+  f = h.forward(*f);
+  f = h.forward(*f);
+  REQUIRE(f);
+  CHECK(*f == now);
+  CHECK_FALSE(h.forward(*f));
+  // A new change clears the forward list.
+  CHECK(h.back(*f));
+  CHECK(h.forward_size() == 1);
+  h.record(window(9), WindowGesture::once, 3000);
+  CHECK(h.forward_size() == 0);
+  // Bounded: the oldest entries go.
+  ZoomHistory full;
+  for (int i = 0; i < 250; ++i) full.record(window(i), WindowGesture::once, i);
+  CHECK(full.back_size() == ZoomHistory::kCapacity);
+  TimeMapping at = window(250);
+  for (std::size_t i = 0; i < ZoomHistory::kCapacity; ++i) at = *full.back(at);
+  CHECK(at == window(150));
 }

@@ -4,7 +4,9 @@
 // tests say "on thread 3's line at 600 µs", not "at pixel 412".
 //
 //   - zoom and pan: a wheel event keeps the time under the pointer; Home
-//     fits the whole trace; W/S/A/D; Shift-drag zooms into the range;
+//     fits the whole trace; W/S/A/D; Shift-drag zooms into the range (the
+//     other keys, the limits and the zoom history:
+//     timeline_navigation_test.cpp);
 //   - picking: a click on a computed thread position selects it, its merge
 //     chain and its direct edges; Esc clears;
 //   - pixels: on a hand-built trace, the expected colours at the computed
@@ -15,7 +17,9 @@
 //     job's result is dropped;
 //   - the MirageOS fixture log-x86.sexp: `Process data`, `blkfront.poll`
 //     and `B.read` are on screen between 125 ms and 137 ms after its first
-//     record. Skipped (exit 77) when the fixture folder is missing.
+//     record; and on the first screen (the fitted view, rows not scrolled)
+//     `Process data` and `blkfront.poll` are among the first rows, without
+//     searching. Skipped (exit 77) when the fixture folder is missing.
 #include <QApplication>
 #include <QMetaMethod>
 #include <QSignalSpy>
@@ -86,6 +90,26 @@ class TimelineWidgetTest : public QObject {
     return g.line_y(*slot, v.row_offset);
   }
 
+  // log-x86.sexp, imported into a cache of the test's own (the layout
+  // computed afresh); null when the fixture is missing (the test skips).
+  std::shared_ptr<const TimelineData> mirage_fixture() {
+    const QByteArray env = qgetenv("SKEIN_FIXTURES");
+    const QString folder = env.isEmpty() ? QStringLiteral(SKEIN_DEFAULT_FIXTURES) : QString::fromLocal8Bit(env);
+    const QString trace = folder + QStringLiteral("/log-x86.sexp");
+    if (!QFileInfo::exists(trace)) {
+      g_skipped = true;
+      return nullptr;
+    }
+    StoreOpenOptions options;
+    options.cache_dir = dir_.filePath(QStringLiteral("mirage-cache")).toStdString();
+    options.import.sync = false;
+    OpenedStore opened = open_store(trace.toStdString(), options);
+    if (!opened.ok()) qFatal("%s", opened.error.to_string().c_str());
+    auto loaded = load_timeline(*opened.store);
+    if (!loaded.ok()) qFatal("%s", loaded.error().to_string().c_str());
+    return std::make_shared<const TimelineData>(std::move(loaded).value());
+  }
+
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
@@ -108,6 +132,9 @@ class TimelineWidgetTest : public QObject {
     w.resize(1000, 600);
     w.set_data(data_);
     w.show();
+    // From a quarter of the trace, so that zooming out past it stays
+    // within the trace (wider than the fitted window it may not go).
+    w.show_window(250000, 500000);
     const QPointF at(337, 200);
     const double before = w.view().mapping.t_of(at.x());
     const double scale = w.view().mapping.ns_per_px;
@@ -336,21 +363,8 @@ class TimelineWidgetTest : public QObject {
   }
 
   void mirageFixtureShowsThe2014Picture() {
-    const QByteArray env = qgetenv("SKEIN_FIXTURES");
-    const QString folder = env.isEmpty() ? QStringLiteral(SKEIN_DEFAULT_FIXTURES) : QString::fromLocal8Bit(env);
-    const QString trace = folder + QStringLiteral("/log-x86.sexp");
-    if (!QFileInfo::exists(trace)) {
-      g_skipped = true;
-      QSKIP(qPrintable(QStringLiteral("fixture %1 is missing (set SKEIN_FIXTURES to its folder)").arg(trace)));
-    }
-    StoreOpenOptions options;
-    options.cache_dir = dir_.filePath(QStringLiteral("mirage-cache")).toStdString();
-    options.import.sync = false;
-    OpenedStore opened = open_store(trace.toStdString(), options);
-    QVERIFY2(opened.ok(), opened.error.to_string().c_str());
-    auto loaded = load_timeline(*opened.store);
-    QVERIFY(loaded.ok());
-    auto data = std::make_shared<const TimelineData>(std::move(loaded).value());
+    const auto data = mirage_fixture();
+    if (!data) QSKIP("fixture log-x86.sexp is missing (set SKEIN_FIXTURES to its folder)");
 
     TimelineWidget w;
     w.resize(1600, 900);
@@ -381,6 +395,34 @@ class TimelineWidgetTest : public QObject {
       QVERIFY2(on_screen, wanted);
     }
   }
+
+  void mirageFixtureFirstScreenShowsTheLongLivedRows() {
+    const auto data = mirage_fixture();
+    if (!data) QSKIP("fixture log-x86.sexp is missing (set SKEIN_FIXTURES to its folder)");
+    // The timeline as skein-view's window leaves it room beside and under
+    // the docks: 1200 x 600, 15 rows.
+    TimelineWidget w;
+    w.resize(1200, 600);
+    w.set_data(data);
+    w.show();
+    const TimelineGeometry g = w.geometry_now();
+    QCOMPARE(w.view().row_offset, 0.0);
+    const auto first_slot = [&](const char* wanted) {
+      std::int32_t best = INT32_MAX;
+      for (const TimelineThread& t : data->threads)
+        if (data->text(t.label).find(wanted) != std::string::npos)
+          if (const auto slot = w.view().slot_of(t.row)) best = std::min(best, *slot);
+      return best;
+    };
+    for (const char* wanted : {"Process data", "blkfront.poll"}) {
+      const std::int32_t slot = first_slot(wanted);
+      QVERIFY2(slot + 1 <= g.visible_rows(),
+               qPrintable(QStringLiteral("%1 is at slot %2 of %3 on screen").arg(QLatin1String(wanted)).arg(slot).arg(g.visible_rows())));
+    }
+    // The whole trace is in the window.
+    QVERIFY(w.view().mapping.x_of(double(data->first_time)) >= 0);
+    QVERIFY(w.view().mapping.x_of(double(data->end_time)) <= 1200);
+  }
 };
 
 int main(int argc, char** argv) {
@@ -396,20 +438,17 @@ int main(int argc, char** argv) {
   // the MirageOS fixture (exit 77, ctest's "skipped", when it is missing);
   // with no argument every other test runs, so that a missing fixture never
   // hides them. Test function names given explicitly run as QTest runs them.
+  // The fixture tests are the slots named mirageFixture...
   QStringList args = QCoreApplication::arguments();
   const bool fixture_only = args.removeAll(QStringLiteral("--fixture")) > 0;
-  const QString fixture_test = QStringLiteral("mirageFixtureShowsThe2014Picture");
-  if (fixture_only) {
-    args << fixture_test;
-  } else if (args.size() == 1) {
+  if (fixture_only || args.size() == 1) {
     const QMetaObject* meta = test.metaObject();
     for (int i = meta->methodOffset(); i < meta->methodCount(); ++i) {
       const QMetaMethod m = meta->method(i);
       const QString name = QString::fromLatin1(m.name());
       if (m.methodType() != QMetaMethod::Slot || m.access() != QMetaMethod::Private) continue;
-      if (name == fixture_test || name.startsWith(QLatin1String("init")) || name.startsWith(QLatin1String("cleanup")))
-        continue;
-      args << name;
+      if (name.startsWith(QLatin1String("init")) || name.startsWith(QLatin1String("cleanup"))) continue;
+      if (name.startsWith(QLatin1String("mirageFixture")) == fixture_only) args << name;
     }
   }
   const int failed = QTest::qExec(&test, args);

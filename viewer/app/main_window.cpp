@@ -16,8 +16,11 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
+#include <QThread>
+#include <QVBoxLayout>
 
 #include "viewer/app/why_dock.hpp"
+#include "viewer/core/trace_completeness.hpp"
 #include "viewer/core/units.hpp"
 #include "viewer/render/timeline_image.hpp"
 
@@ -37,7 +40,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setAcceptDrops(true);
   timeline_ = new TimelineWidget(this);
   inspection_ = new Inspection(this, timeline_);
-  setCentralWidget(inspection_->central());
+  // The notice bar above everything the inspection puts around the timeline.
+  auto* central = new QWidget(this);
+  auto* column = new QVBoxLayout(central);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(0);
+  notice_ = new TraceNoticeBar(central);
+  column->addWidget(notice_);
+  column->addWidget(inspection_->central(), 1);
+  setCentralWidget(central);
   connect(inspection_, &Inspection::filter_changed, this, &MainWindow::update_status);
   connect(timeline_, &TimelineWidget::context_requested, this, &MainWindow::show_context_menu);
   status_ = new QLabel(this);
@@ -84,7 +95,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
 
   QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
+  QAction* reload_action = view->addAction(QStringLiteral("&Reload"), this, &MainWindow::reload);
+  reload_action->setShortcut(QKeySequence(Qt::Key_F5));
+  view->addSeparator();
+  // The timeline's own keys (shown, not shortcuts: the search field needs
+  // Backspace and the arrows).
   view->addAction(QStringLiteral("Fit the Whole Trace\tHome"), timeline_, &TimelineWidget::fit);
+  view->addAction(QStringLiteral("Show the End\tEnd"), timeline_, &TimelineWidget::show_end);
+  view->addAction(QStringLiteral("Back\tBackspace"), timeline_, &TimelineWidget::go_back);
+  view->addAction(QStringLiteral("Forward\tAlt+Right"), timeline_, &TimelineWidget::go_forward);
   view->addSeparator();
   auto* folding = new QActionGroup(this);
   const std::pair<const char*, RowFolding> modes[] = {{"Fold Quiet Rows", RowFolding::quiet},
@@ -117,13 +136,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     QMessageBox::information(
         this, QStringLiteral("Keys and mouse"),
         QStringLiteral("<table>"
-                       "<tr><td>Wheel</td><td>zoom around the pointer</td></tr>"
+                       "<tr><td>Wheel, Ctrl+wheel</td><td>zoom around the pointer</td></tr>"
+                       "<tr><td>Shift+wheel</td><td>scroll rows</td></tr>"
                        "<tr><td>Drag</td><td>pan</td></tr>"
                        "<tr><td>Shift-drag</td><td>zoom into a range</td></tr>"
-                       "<tr><td>W / S</td><td>zoom in / out</td></tr>"
-                       "<tr><td>A / D</td><td>pan left / right</td></tr>"
+                       "<tr><td>W / S, + / −</td><td>zoom in / out</td></tr>"
+                       "<tr><td>A / D, ← / →</td><td>pan left / right (Shift+← →: further)</td></tr>"
                        "<tr><td>↑ ↓ PgUp PgDn</td><td>scroll rows</td></tr>"
                        "<tr><td>Home</td><td>fit the whole trace</td></tr>"
+                       "<tr><td>End</td><td>the end of the trace, same zoom</td></tr>"
+                       "<tr><td>Backspace, Alt+←</td><td>back to the previous window</td></tr>"
+                       "<tr><td>Alt+→</td><td>forward again</td></tr>"
+                       "<tr><td>F5</td><td>reload the trace</td></tr>"
                        "<tr><td>Click</td><td>select a thread, its merge chain and its edges</td></tr>"
                        "<tr><td>Esc</td><td>clear the selection</td></tr>"
                        "<tr><td>Right click</td><td>Why?, What did it cause?, fold a subtree</td></tr>"
@@ -140,6 +164,42 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(&loader_, &TraceLoader::loaded, this, &MainWindow::on_loaded);
   connect(&loader_, &TraceLoader::failed, this, &MainWindow::on_failed);
   update_status();
+}
+
+MainWindow::~MainWindow() {
+  for (auto& t : notice_threads_) t->wait();
+}
+
+void MainWindow::reload() {
+  if (current_path_.isEmpty()) return;
+  Reloading keep;
+  const TimelineViewState& v = timeline_->view();
+  keep.from = v.mapping.t_of(0);
+  keep.to = v.mapping.t_of(timeline_->width());
+  if (const TimelineData* d = timeline_->data(); d && v.selected) keep.selected = d->threads[*v.selected].id;
+  reloading_ = keep;
+  open(current_path_);
+}
+
+void MainWindow::read_notice(quint64 job, const std::string& database) {
+  // Finished threads are reaped here, on the UI thread that owns them.
+  std::erase_if(notice_threads_, [](const std::unique_ptr<QThread>& t) { return t->isFinished(); });
+  QThread* thread = QThread::create([this, job, database] {
+    // A database that cannot be read (within the patience) shows no notice.
+    QString text;
+    if (auto read = read_trace_completeness(database))
+      text = QString::fromStdString(trace_completeness_notice(read.value()));
+    QMetaObject::invokeMethod(
+        this,
+        [this, job, text] {
+          if (job != job_) return;  // a stale job
+          notice_->set_notice(text);
+          emit notice_ready(text);
+        },
+        Qt::QueuedConnection);
+  });
+  notice_threads_.emplace_back(thread);
+  thread->start();
 }
 
 void MainWindow::open(const QString& path) {
@@ -175,7 +235,21 @@ void MainWindow::on_loaded(quint64 job, std::shared_ptr<const TimelineData> load
   current_path_ = loading_path_;
   remember(current_path_);
   setWindowTitle(QStringLiteral("%1 — Skein").arg(QFileInfo(current_path_).fileName()));
+  notice_->set_notice(QString());
+  read_notice(job, loaded->source);
   inspection_->set_data(std::move(loaded));
+  if (reloading_) {
+    // The window and the selection of before, where they still exist.
+    const TimelineData& d = *timeline_->data();
+    if (reloading_->to > double(d.first_time) && reloading_->from < double(d.end_time))
+      timeline_->show_window(reloading_->from, reloading_->to);
+    if (reloading_->selected)
+      if (const auto i = d.thread_index(*reloading_->selected)) {
+        timeline_->select(*i);
+        timeline_->scroll_to_row(d.threads[*i].row);
+      }
+    reloading_.reset();
+  }
   if (initial_from_ || initial_to_) {
     const TimelineData& d = *timeline_->data();
     const double from = double(d.first_time + initial_from_.value_or(0));
@@ -200,6 +274,7 @@ void MainWindow::on_loaded(quint64 job, std::shared_ptr<const TimelineData> load
 
 void MainWindow::on_failed(quint64 job, const QString& message, bool cancelled) {
   if (job != job_) return;
+  reloading_.reset();
   if (progress_) progress_->deleteLater();
   if (!cancelled) QMessageBox::critical(this, QStringLiteral("Cannot open the trace"), message);
   emit load_finished(false);

@@ -15,6 +15,15 @@
 // The docks' layout (which are shown, where, how large) is kept between
 // sessions in QSettings, written when the window closes; View ▸ Panels ▸
 // Reset Layout returns to the built-in one.
+//
+// View ▸ Reload (F5) opens the current trace again (its cache notices a
+// changed trace by its stamp and imports it again), keeping the time
+// window and the selected thread when they still exist in it. After every
+// load, a worker reads what the trace database says is missing from the
+// trace (viewer/core/trace_completeness.hpp), and the bar above the
+// timeline (trace_notice_bar.hpp) says it: no end record, dropped records,
+// a ring buffer's lost start. A stale job's notice is dropped like its
+// timeline.
 #pragma once
 
 #include <QMainWindow>
@@ -22,13 +31,17 @@
 #include <QProgressDialog>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "viewer/app/inspection.hpp"
 #include "viewer/app/timeline_widget.hpp"
 #include "viewer/app/trace_loader.hpp"
+#include "viewer/app/trace_notice_bar.hpp"
 
 class QMenu;
 class QLabel;
+class QThread;
 
 namespace skein {
 
@@ -37,8 +50,14 @@ class MainWindow : public QMainWindow {
 
  public:
   explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
 
   void open(const QString& path);
+  // View ▸ Reload: open(the current trace), keeping the window and the
+  // selection; nothing when no trace is open.
+  void reload();
+  [[nodiscard]] QString current_path() const { return current_path_; }
+  [[nodiscard]] TraceNoticeBar* trace_notice() const { return notice_; }
   // After the next load, show [from, to] (ns since the first record)
   // instead of the whole trace: `skein-view TRACE --from T --to T`.
   void set_initial_window(std::optional<std::int64_t> from, std::optional<std::int64_t> to) {
@@ -65,6 +84,8 @@ class MainWindow : public QMainWindow {
  signals:
   // After a load finished (or failed) and the window shows its outcome.
   void load_finished(bool ok);
+  // The notice about the loaded trace is known ("" when it is complete).
+  void notice_ready(const QString& text);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -78,6 +99,7 @@ class MainWindow : public QMainWindow {
   void remember(const QString& path);
   void rebuild_recent_menu();
   void update_status();
+  void read_notice(quint64 job, const std::string& database);
 
   void show_context_menu(std::uint32_t thread, QPoint global);
 
@@ -94,6 +116,14 @@ class MainWindow : public QMainWindow {
   std::optional<std::int64_t> initial_from_, initial_to_;
   std::optional<ThreadId> initial_select_;
   bool initial_why_ = false;
+  // What reload() keeps for the load it started.
+  struct Reloading {
+    double from = 0, to = 0;  // the window, ns (the store's times)
+    std::optional<ThreadId> selected;
+  };
+  std::optional<Reloading> reloading_;
+  TraceNoticeBar* notice_ = nullptr;
+  std::vector<std::unique_ptr<QThread>> notice_threads_;
 };
 
 }  // namespace skein

@@ -4,6 +4,9 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
+#include <QSignalBlocker>
+#include <QStyle>
 #include <QToolTip>
 #include <QWheelEvent>
 #include <cmath>
@@ -13,10 +16,6 @@
 
 namespace skein {
 namespace {
-
-constexpr double kKeyZoom = 1.6;     // W / S
-constexpr double kKeyPan = 0.15;     // A / D: a fraction of the width
-constexpr double kWheelStep = 1.0015;  // per 1/8 degree of wheel
 
 QString relative(const TimelineData& d, TimeNs t) {
   return QString::fromStdString(format_duration_ns(t - d.first_time));
@@ -29,6 +28,16 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
   setAttribute(Qt::WA_OpaquePaintEvent);
   setMinimumSize(400, 240);
+  clock_.start();
+  rows_bar_ = new QScrollBar(Qt::Vertical, this);
+  rows_bar_->setFocusPolicy(Qt::NoFocus);
+  rows_bar_->setCursor(Qt::ArrowCursor);
+  rows_bar_->hide();
+  connect(rows_bar_, &QScrollBar::valueChanged, this, [this](int value) {
+    view_.row_offset = double(value) / TimelineGeometry::kRowHeight;
+    view_.clamp_rows();
+    update();
+  });
 }
 
 TimelineGeometry TimelineWidget::geometry_now() const {
@@ -36,10 +45,16 @@ TimelineGeometry TimelineWidget::geometry_now() const {
   return TimelineGeometry(width(), height(), data_ ? *data_ : kEmpty);
 }
 
+TimeWindow TimelineWidget::trace_window() const {
+  return data_ ? fitted_window(data_->first_time, data_->end_time) : TimeWindow{0, 1};
+}
+
 void TimelineWidget::set_data(std::shared_ptr<const TimelineData> data) {
   data_ = std::move(data);
   view_ = TimelineViewState{};
-  fit();
+  history_.clear();
+  if (data_) view_.fit(*data_, width());
+  changed();
 }
 
 void TimelineWidget::replace_data(std::shared_ptr<const TimelineData> data) {
@@ -52,7 +67,7 @@ void TimelineWidget::replace_data(std::shared_ptr<const TimelineData> data) {
   data_ = std::move(data);
   view_ = std::move(kept);
   changed();
-  view_.clamp_rows();
+  rows_changed();
   emit selection_changed();
 }
 
@@ -76,16 +91,74 @@ void TimelineWidget::set_hidden_rules(std::vector<std::string> rules) {
   update();
 }
 
-void TimelineWidget::fit() {
+void TimelineWidget::apply_window(const TimeMapping& next, WindowGesture gesture) {
   if (!data_) return;
-  view_.fit(*data_, width());
-  view_.row_offset = 0;
+  const TimeMapping before = view_.mapping;
+  view_.mapping = next;
+  if (view_.mapping != before) history_.record(before, gesture, now_ms());
   changed();
 }
 
+void TimelineWidget::fit() {
+  if (!data_) return;
+  const TimeWindow w = trace_window();
+  apply_window(TimeMapping::fitted(w.from, w.to, width()), WindowGesture::once);
+}
+
 void TimelineWidget::show_window(double from, double to) {
-  view_.mapping.fit(from, to, width());
+  if (!data_) return;
+  TimeMapping m = TimeMapping::fitted(from, to, width());
+  limit_window(m, trace_window(), width(), width() / 2.0);
+  apply_window(m, WindowGesture::once);
+}
+
+void TimelineWidget::show_end() {
+  if (!data_) return;
+  apply_window(at_end(view_.mapping, data_->end_time, trace_window(), width()), WindowGesture::once);
+}
+
+void TimelineWidget::zoom(double x, double factor, WindowGesture gesture) {
+  if (!data_) return;
+  apply_window(zoomed(view_.mapping, trace_window(), width(), x, factor), gesture);
+}
+
+void TimelineWidget::pan(double fraction, WindowGesture gesture) {
+  if (!data_) return;
+  apply_window(panned(view_.mapping, trace_window(), width(), fraction), gesture);
+}
+
+bool TimelineWidget::go_back() {
+  if (!data_) return false;
+  const auto to = history_.back(view_.mapping);
+  if (!to) return false;
+  view_.mapping = *to;
   changed();
+  return true;
+}
+
+bool TimelineWidget::go_forward() {
+  if (!data_) return false;
+  const auto to = history_.forward(view_.mapping);
+  if (!to) return false;
+  view_.mapping = *to;
+  changed();
+  return true;
+}
+
+void TimelineWidget::reveal_thread(std::uint32_t index) {
+  if (!data_ || index >= data_->threads.size()) return;
+  const TimelineThread& t = data_->threads[index];
+  // Selected first, so that every refold from here on keeps its row.
+  view_.select(*data_, index);
+  if (const auto w = reveal_window(view_.mapping, width(), t.start, t.end)) {
+    TimeMapping m = TimeMapping::fitted(w->from, w->to, width());
+    limit_window(m, trace_window(), width(), width() / 2.0);
+    apply_window(m, WindowGesture::once);
+  }
+  // Its row may have been folded in an unchanged window.
+  if (!view_.slot_of(t.row)) changed();
+  scroll_to_row(t.row);
+  emit selection_changed();
 }
 
 void TimelineWidget::set_folding(RowFolding folding) {
@@ -99,22 +172,50 @@ bool TimelineWidget::scroll_to_row(std::int32_t row) {
   const TimelineGeometry g = geometry_now();
   if (*slot < view_.row_offset || *slot + 1 > view_.row_offset + g.visible_rows())
     view_.row_offset = std::max(0.0, *slot - g.visible_rows() / 2);
-  view_.clamp_rows();
-  update();
+  rows_changed();
   return true;
+}
+
+void TimelineWidget::scroll_rows(double rows) {
+  view_.row_offset += rows;
+  rows_changed();
 }
 
 void TimelineWidget::select(std::optional<std::uint32_t> thread) {
   if (!data_) return;
   view_.select(*data_, thread);
+  // A selection on a folded row unfolds it (the selection is never folded).
+  if (view_.selected && !view_.slot_of(data_->threads[*view_.selected].row)) changed();
   update();
   emit selection_changed();
 }
 
 void TimelineWidget::changed() {
   if (data_) view_.refold(*data_, width());
+  sync_row_bar();
   update();
   emit view_changed();
+}
+
+void TimelineWidget::rows_changed() {
+  view_.clamp_rows();
+  sync_row_bar();
+  update();
+}
+
+void TimelineWidget::sync_row_bar() {
+  const TimelineGeometry g = geometry_now();
+  const int row_px = TimelineGeometry::kRowHeight;
+  const int slot_count = view_.slot_count();
+  const bool needed = data_ && (slot_count > static_cast<int>(std::floor(g.visible_rows())) || view_.row_offset > 0);
+  const QSignalBlocker quiet(rows_bar_);
+  rows_bar_->setRange(0, std::max(0, slot_count - 1) * row_px);
+  rows_bar_->setPageStep(std::max(1, static_cast<int>(g.visible_rows() * row_px)));
+  rows_bar_->setSingleStep(row_px);
+  rows_bar_->setValue(static_cast<int>(std::lround(view_.row_offset * row_px)));
+  const int bar_width = style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, rows_bar_);
+  rows_bar_->setGeometry(width() - bar_width, g.rows_top(), bar_width, g.rows_bottom() - g.rows_top());
+  rows_bar_->setVisible(needed);
 }
 
 QPointF TimelineWidget::pointer_or_centre() const {
@@ -131,7 +232,9 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
                QStringLiteral("Open a trace or a trace database: File ▸ Open (Ctrl+O), or drop a file here."));
     return;
   }
-  paint_timeline(p, *data_, view_, geometry_now());
+  TimelinePaintOptions options;
+  if (rows_bar_->isVisible()) options.rows_right_inset = rows_bar_->width();
+  paint_timeline(p, *data_, view_, geometry_now(), options);
   if (drag_ == Drag::range) {
     const double x0 = std::min(press_pos_.x(), last_pos_.x()), x1 = std::max(press_pos_.x(), last_pos_.x());
     p.fillRect(QRectF(x0, 0, x1 - x0, height()), QColor(37, 99, 235, 40));
@@ -145,18 +248,25 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
 }
 
 void TimelineWidget::resizeEvent(QResizeEvent*) {
-  if (data_) changed();
+  // A wider canvas at the same scale may show more than the limits allow.
+  if (data_) limit_window(view_.mapping, trace_window(), width(), width() / 2.0);
+  changed();
 }
 
 void TimelineWidget::wheelEvent(QWheelEvent* event) {
   if (!data_) return;
   const QPoint delta = event->angleDelta();
-  if (delta.y() != 0) {
-    view_.mapping.zoom_at(event->position().x(), std::pow(kWheelStep, delta.y()));
-    changed();
+  if (event->modifiers() & Qt::ShiftModifier) {
+    // Some platforms turn Shift+wheel into a horizontal wheel.
+    const int notch = delta.y() != 0 ? delta.y() : delta.x();
+    scroll_rows(-notch / 120.0 * kWheelRows);
+  } else if (delta.y() != 0) {
+    // The plain wheel and Ctrl+wheel both zoom.
+    zoom(event->position().x(), std::pow(kWheelStep, delta.y()), WindowGesture::wheel_zoom);
   } else if (delta.x() != 0) {
-    view_.mapping.pan_px(delta.x() / 4.0);
-    changed();
+    apply_window(
+        panned(view_.mapping, trace_window(), width(), -delta.x() / 4.0 / std::max(1, width())),
+        WindowGesture::wheel_pan);
   }
   event->accept();
 }
@@ -173,6 +283,7 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event) {
   }
   if (event->button() != Qt::LeftButton) return;
   press_pos_ = last_pos_ = event->position();
+  drag_start_window_ = view_.mapping;
   moved_ = false;
   drag_ = event->modifiers() & Qt::ShiftModifier ? Drag::range : Drag::pan;
   if (drag_ == Drag::pan) setCursor(Qt::ClosedHandCursor);
@@ -190,7 +301,9 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
   if ((event->position() - press_pos_).manhattanLength() > 3) moved_ = true;
   last_pos_ = event->position();
   if (drag_ == Drag::pan && data_) {
+    // One history entry for the whole drag, recorded when it ends.
     view_.mapping.pan_px(d.x());
+    limit_window(view_.mapping, trace_window(), width(), width() / 2.0);
     view_.row_offset -= d.y() / TimelineGeometry::kRowHeight;
     view_.clamp_rows();
     changed();
@@ -205,6 +318,8 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
   drag_ = Drag::none;
   unsetCursor();
   if (!data_) return;
+  if (was == Drag::pan && view_.mapping != drag_start_window_)
+    history_.record(drag_start_window_, WindowGesture::once, now_ms());
   if (!moved_) {
     const TimelineGeometry g = geometry_now();
     last_click_time_ = static_cast<TimeNs>(view_.mapping.t_of(event->position().x()));
@@ -222,21 +337,35 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
 void TimelineWidget::keyPressEvent(QKeyEvent* event) {
   if (!data_) return QWidget::keyPressEvent(event);
   const TimelineGeometry g = geometry_now();
+  const bool alt = event->modifiers() & Qt::AltModifier;
+  const bool shift = event->modifiers() & Qt::ShiftModifier;
+  const double x = pointer_or_centre().x();
   switch (event->key()) {
-    case Qt::Key_W: view_.mapping.zoom_at(pointer_or_centre().x(), kKeyZoom); break;
-    case Qt::Key_S: view_.mapping.zoom_at(pointer_or_centre().x(), 1 / kKeyZoom); break;
-    case Qt::Key_A: view_.mapping.pan_px(width() * kKeyPan); break;
-    case Qt::Key_D: view_.mapping.pan_px(-width() * kKeyPan); break;
-    case Qt::Key_Up: view_.row_offset -= 1; break;
-    case Qt::Key_Down: view_.row_offset += 1; break;
-    case Qt::Key_PageUp: view_.row_offset -= g.visible_rows(); break;
-    case Qt::Key_PageDown: view_.row_offset += g.visible_rows(); break;
+    case Qt::Key_W:
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoom(x, kKeyZoom, WindowGesture::zoom_in); return;
+    case Qt::Key_S:
+    case Qt::Key_Minus: zoom(x, 1 / kKeyZoom, WindowGesture::zoom_out); return;
+    case Qt::Key_A: pan(-kKeyPan, WindowGesture::pan_earlier); return;
+    case Qt::Key_D: pan(kKeyPan, WindowGesture::pan_later); return;
+    case Qt::Key_Left:
+      if (alt) go_back();
+      else pan(-(shift ? kArrowPanShift : kArrowPan), WindowGesture::pan_earlier);
+      return;
+    case Qt::Key_Right:
+      if (alt) go_forward();
+      else pan(shift ? kArrowPanShift : kArrowPan, WindowGesture::pan_later);
+      return;
+    case Qt::Key_Backspace: go_back(); return;
+    case Qt::Key_Up: scroll_rows(-1); return;
+    case Qt::Key_Down: scroll_rows(1); return;
+    case Qt::Key_PageUp: scroll_rows(-g.visible_rows()); return;
+    case Qt::Key_PageDown: scroll_rows(g.visible_rows()); return;
     case Qt::Key_Home: fit(); return;
+    case Qt::Key_End: show_end(); return;
     case Qt::Key_Escape: select(std::nullopt); return;
     default: QWidget::keyPressEvent(event); return;
   }
-  view_.clamp_rows();
-  changed();
 }
 
 void TimelineWidget::leaveEvent(QEvent*) { pointer_ = QPointF(-1, -1); }

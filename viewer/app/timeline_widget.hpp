@@ -1,24 +1,48 @@
 // timeline_widget.hpp — the timeline on screen: a QWidget that owns a
 // TimelineViewState (viewer/core/timeline_view.hpp) and draws with the
 // shared painter (viewer/render/timeline_painter.hpp). It holds no trace
-// logic of its own: positions, picking and folding are the core's, so
-// tests drive it with events at positions the core computes.
+// logic of its own: positions, picking, folding and the moves of the time
+// window (viewer/core/timeline_navigation.hpp) are the core's, so tests
+// drive it with events at positions the core computes.
 //
-// Interaction, as in Perfetto: the wheel zooms around the pointer (the
-// time under it stays put); dragging pans (both ways); Shift-drag selects
-// a time range and zooms into it; W/S zoom in/out around the pointer, A/D
-// pan, arrow keys and PgUp/PgDn scroll rows; Home fits the whole trace;
-// hovering shows a tooltip (thread, arrow or lint marker); a click selects
-// a thread and highlights its merge chain and its direct edges; Esc
-// clears the selection.
+// Interaction, as in Perfetto and Tracy:
+//   wheel, Ctrl+wheel    zoom around the pointer (the time under it stays put)
+//   Shift+wheel          scroll rows (kWheelRows a notch)
+//   drag                 pan, both ways; Shift-drag selects a range and zooms into it
+//   W / S, + / −         zoom in / out by kKeyZoom around the pointer when it is
+//                        over the canvas, else the centre (= and the keypad's + and −
+//                        too)
+//   A / D                pan by kKeyPan of the window
+//   ← / →                pan by kArrowPan of the window (with Shift, kArrowPanShift)
+//   ↑ ↓ PgUp PgDn        scroll rows; the scroll bar at the right of the rows too
+//   Home                 fit the whole trace (the rows stay scrolled as they were)
+//   End                  the end of the trace, at the same zoom
+//   Backspace, Alt+←     back to the previous window (zoom_history.hpp); Alt+→ forward
+//   hover                a tooltip (thread with its full label, arrow or lint marker)
+//   click                select a thread, its merge chain and its direct edges
+//   Esc                  clear the selection
+// Every move is limited to the trace (timeline_navigation.hpp: never wider
+// than the fitted window, never off it), and every window change a user
+// makes (keys, wheel, drags, Home, End, show_window, reveal_thread) is
+// recorded in the zoom history; continuous gestures coalesce there.
+//
+// Invariants: the scroll bar's value is row_offset * kRowHeight and its
+// range is [0, (slots - 1) * kRowHeight] after every change of the window,
+// the folding or the row scroll (sync_row_bar); it is hidden while every
+// row fits and the rows are not scrolled.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QWidget>
 #include <memory>
 #include <optional>
 
 #include "viewer/core/timeline_data.hpp"
+#include "viewer/core/timeline_navigation.hpp"
 #include "viewer/core/timeline_view.hpp"
+#include "viewer/core/zoom_history.hpp"
+
+class QScrollBar;
 
 namespace skein {
 
@@ -26,19 +50,47 @@ class TimelineWidget : public QWidget {
   Q_OBJECT
 
  public:
+  static constexpr double kKeyZoom = 1.6;        // W / S, + / −: the factor a press
+  static constexpr double kKeyPan = 0.15;        // A / D: a share of the window
+  static constexpr double kArrowPan = 1.0 / 8;   // ← / →
+  static constexpr double kArrowPanShift = 0.5;  // Shift+← / Shift+→
+  static constexpr double kWheelStep = 1.0015;   // zoom factor per 1/8 degree of wheel
+  static constexpr double kWheelRows = 3;        // rows per notch of Shift+wheel
+
   explicit TimelineWidget(QWidget* parent = nullptr);
 
+  // A new trace: the first screen (the fitted window, start-up rows folded:
+  // timeline_view.hpp), no selection, an empty zoom history.
   void set_data(std::shared_ptr<const TimelineData> data);
   // Another view of the same trace (a declutter toggle): keeps the time
-  // window and the row scroll, drops the selection and the marks.
+  // window, the row scroll and the zoom history, drops the selection and
+  // the marks.
   void replace_data(std::shared_ptr<const TimelineData> data);
   [[nodiscard]] const TimelineData* data() const { return data_.get(); }
   [[nodiscard]] const TimelineViewState& view() const { return view_; }
   [[nodiscard]] TimelineGeometry geometry_now() const;
+  [[nodiscard]] const ZoomHistory& zoom_history() const { return history_; }
+  [[nodiscard]] QScrollBar* row_scroll_bar() const { return rows_bar_; }
 
-  // The window [from, to] (ns, the store's times) across the width.
+  // The window [from, to] (ns, the store's times) across the width, as far
+  // as the limits allow; recorded in the zoom history.
   void show_window(double from, double to);
+  // Home: the whole trace; the rows stay scrolled where they were.
   void fit();
+  // End: the end of the trace at the same zoom.
+  void show_end();
+  // Back and Forward in the zoom history; false when there is nothing there.
+  bool go_back();
+  bool go_forward();
+  // Selects thread `index` (into data()) and brings it into view: when it is
+  // not wholly in the window, or too thin there to see, the window moves
+  // (reveal_window: zooming in on a short thread until it fills a third of
+  // the width, out on one that does not fit, else centring it), then its
+  // row is scrolled into view. Its row stays shown while it is selected
+  // (folding never hides the selection). One entry in the zoom history when
+  // the window moved. The search, the Thread dock and the Why? steps call
+  // this to go to a thread.
+  void reveal_thread(std::uint32_t index);
   void select(std::optional<std::uint32_t> thread);
   void set_folding(RowFolding folding);
   // Scrolls so that `row` is shown (unfolding nothing); false when folded.
@@ -73,15 +125,29 @@ class TimelineWidget : public QWidget {
   void leaveEvent(QEvent* event) override;
 
  private:
-  void changed();  // after any change of the window: refold, repaint, notify
+  // A user's change of the window to `next` (already limited): recorded in
+  // the history when it changed anything, then changed().
+  void apply_window(const TimeMapping& next, WindowGesture gesture);
+  void zoom(double x, double factor, WindowGesture gesture);
+  void pan(double fraction, WindowGesture gesture);
+  void scroll_rows(double rows);
+  void changed();  // after any change of the window: refold, sync the bar, repaint, notify
+  void rows_changed();  // after a change of row_offset: clamp, sync the bar, repaint
+  void sync_row_bar();
+  [[nodiscard]] TimeWindow trace_window() const;
   [[nodiscard]] QPointF pointer_or_centre() const;
+  [[nodiscard]] std::int64_t now_ms() const { return clock_.elapsed(); }
 
   std::shared_ptr<const TimelineData> data_;
   TimelineViewState view_;
+  ZoomHistory history_;
+  QElapsedTimer clock_;
+  QScrollBar* rows_bar_ = nullptr;
   // The drag in progress.
   enum class Drag : std::uint8_t { none, pan, range } drag_ = Drag::none;
   QPointF press_pos_;
   QPointF last_pos_;
+  TimeMapping drag_start_window_;
   bool moved_ = false;
   QPointF pointer_{-1, -1};
   TimeNs last_click_time_ = 0;

@@ -6,7 +6,7 @@
 namespace skein {
 namespace {
 
-constexpr const char* kCreate = "CREATE TABLE layout_v1(thread INTEGER PRIMARY KEY, row INTEGER NOT NULL)";
+constexpr const char* kCreate = "CREATE TABLE layout_v2(thread INTEGER PRIMARY KEY, row INTEGER NOT NULL)";
 
 // A sqlite3 handle closed on every path.
 struct Connection {
@@ -25,11 +25,11 @@ std::optional<std::vector<std::pair<ThreadId, std::int32_t>>> read_layout_cache(
   SqliteDatabase& db = store.database();
   // The table must be ours word for word: a hostile file could make it a
   // view that computes something else.
-  auto def = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'layout_v1'");
+  auto def = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'layout_v2'");
   if (!def) return std::nullopt;
   auto found = def.value().step();
   if (!found || !found.value() || def.value().text(0) != kCreate) return std::nullopt;
-  auto q = db.prepare("SELECT thread, row FROM layout_v1 ORDER BY thread");
+  auto q = db.prepare("SELECT thread, row FROM layout_v2 ORDER BY thread");
   if (!q) return std::nullopt;
   std::vector<std::pair<ThreadId, std::int32_t>> out;
   out.reserve(thread_count);
@@ -54,11 +54,11 @@ Status write_layout_cache(const std::string& database_path,
   sqlite3_db_config(c.db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
   sqlite3_db_config(c.db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
   sqlite3_busy_timeout(c.db, 200);
-  const std::string script = std::string("BEGIN IMMEDIATE; DROP TABLE IF EXISTS layout_v1; ") + kCreate + ";";
+  const std::string script = std::string("BEGIN IMMEDIATE; DROP TABLE IF EXISTS layout_v2; ") + kCreate + ";";
   if (sqlite3_exec(c.db, script.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
     return fail(database_path, c.db, "cannot store the layout");
   sqlite3_stmt* insert = nullptr;
-  if (sqlite3_prepare_v2(c.db, "INSERT INTO layout_v1(thread, row) VALUES (?1, ?2)", -1, &insert, nullptr) !=
+  if (sqlite3_prepare_v2(c.db, "INSERT INTO layout_v2(thread, row) VALUES (?1, ?2)", -1, &insert, nullptr) !=
       SQLITE_OK)
     return fail(database_path, c.db, "cannot store the layout");
   bool ok = true;

@@ -1,10 +1,11 @@
 // layout_cache.hpp — the thread layout (thread_layout.hpp), kept in the
 // trace database so that opening a trace a second time skips computing it.
 //
-// The table is `layout_v1(thread INTEGER PRIMARY KEY, row INTEGER NOT NULL)`
-// (recorder/SCHEMA.md, "Tables the viewer adds"): the `_v1` is the layout
+// The table is `layout_v2(thread INTEGER PRIMARY KEY, row INTEGER NOT NULL)`
+// (recorder/SCHEMA.md, "Tables the viewer adds"): the `_v2` is the layout
 // algorithm's version; a change to the algorithm renames the table, so an
-// old cache is ignored rather than misread. A trace database never changes
+// old cache is ignored rather than misread (version 2 puts the prominent
+// chains, labelled and long-lived, first). A trace database never changes
 // after its import (a re-import replaces the whole file), so a complete
 // table is a valid cache: complete means exactly one row per thread.
 //
@@ -24,7 +25,7 @@
 
 namespace skein {
 
-inline constexpr std::string_view kLayoutTable = "layout_v1";
+inline constexpr std::string_view kLayoutTable = "layout_v2";
 
 // The cached rows as (thread id, row), sorted by thread id; nullopt when
 // there is no complete cache of `thread_count` rows.

@@ -1,7 +1,8 @@
 // thread_layout.cpp — see thread_layout.hpp for the algorithm and its
-// invariants. Steps: union-find over merges; one Chain per component;
-// chains sorted by (start, head id); a segment tree over rows finds the
-// first free row at or below the parent's.
+// invariants. Steps: union-find over merges; one Chain per component; the
+// prominent chains found by binary searches over the sorted creation
+// times; chains sorted by (not prominent, start, head id); a segment tree
+// over rows finds the first free row at or below the parent's.
 #include "viewer/core/thread_layout.hpp"
 
 #include <algorithm>
@@ -68,6 +69,8 @@ struct Chain {
   TimeNs end = 0;
   ThreadId head_id = 0;
   std::uint32_t head = 0;  // index of the head thread
+  bool labelled = false;   // some member is
+  bool prominent = false;  // step 3
 };
 
 }  // namespace
@@ -112,10 +115,11 @@ Chains find_chains(std::span<const LayoutThread> threads) {
     const LayoutThread& t = threads[i];
     if (chain_of_root[root] < 0) {
       chain_of_root[root] = static_cast<std::int64_t>(out.list.size());
-      out.list.push_back(Chain{t.start, std::max(t.start, t.end), t.id, static_cast<std::uint32_t>(i)});
+      out.list.push_back(Chain{t.start, std::max(t.start, t.end), t.id, static_cast<std::uint32_t>(i), t.labelled});
     } else {
       Chain& c = out.list[static_cast<std::size_t>(chain_of_root[root])];
       c.end = std::max(c.end, std::max(t.start, t.end));
+      c.labelled = c.labelled || t.labelled;
       if (t.start < c.start || (t.start == c.start && t.id < c.head_id)) {
         c.start = t.start;
         c.head_id = t.id;
@@ -125,6 +129,22 @@ Chains find_chains(std::span<const LayoutThread> threads) {
     out.chain_of[i] = static_cast<std::uint32_t>(chain_of_root[root]);
   }
   return out;
+}
+
+// Step 3: a labelled chain is prominent when at least kProminentShare of
+// all creations fall within its span.
+void mark_prominent(std::span<const LayoutThread> threads, std::vector<Chain>& chains) {
+  std::vector<TimeNs> starts;
+  starts.reserve(threads.size());
+  for (const LayoutThread& t : threads) starts.push_back(t.start);
+  std::sort(starts.begin(), starts.end());
+  const double needed = kProminentShare * static_cast<double>(starts.size());
+  for (Chain& c : chains) {
+    if (!c.labelled) continue;
+    const auto from = std::lower_bound(starts.begin(), starts.end(), c.start);
+    const auto to = std::upper_bound(from, starts.end(), c.end);
+    c.prominent = static_cast<double>(to - from) >= needed;
+  }
 }
 
 }  // namespace
@@ -142,13 +162,15 @@ ThreadLayout layout_threads(std::span<const LayoutThread> threads) {
   out.rows.assign(n, 0);
   out.chain_head.assign(n, 0);
   if (n == 0) return out;
-  const Chains chains = find_chains(threads);
+  Chains chains = find_chains(threads);
+  mark_prominent(threads, chains.list);
   const std::vector<Chain>& list = chains.list;
 
-  // 3. Placement in (start, head id) order.
+  // 4. Placement in (not prominent, start, head id) order.
   std::vector<std::uint32_t> order(list.size());
   std::iota(order.begin(), order.end(), 0u);
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (list[a].prominent != list[b].prominent) return list[a].prominent;
     return list[a].start != list[b].start ? list[a].start < list[b].start : list[a].head_id < list[b].head_id;
   });
   std::vector<std::int32_t> chain_row(list.size(), -1);
@@ -167,9 +189,11 @@ ThreadLayout layout_threads(std::span<const LayoutThread> threads) {
     chain_row[c] = static_cast<std::int32_t>(row);
     out.row_count = std::max(out.row_count, static_cast<std::int32_t>(row) + 1);
   }
+  out.prominent.assign(n, false);
   for (std::size_t i = 0; i < n; ++i) {
     out.rows[i] = chain_row[chains.chain_of[i]];
     out.chain_head[i] = list[chains.chain_of[i]].head;
+    out.prominent[i] = list[chains.chain_of[i]].prominent;
   }
   return out;
 }

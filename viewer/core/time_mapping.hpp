@@ -36,6 +36,9 @@ struct TimeMapping {
     m.fit(from, to, width);
     return m;
   }
+
+  // Exact equality: the zoom history restores a window bit for bit.
+  friend bool operator==(const TimeMapping&, const TimeMapping&) = default;
 };
 
 }  // namespace skein

@@ -261,7 +261,7 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
             t.merged_into = q.optional_int64(9).value_or(-1);
             t.first_run = q.optional_int64(10).value_or(-1);
             t.run_time = q.optional_int64(11).value_or(0);
-            LayoutThread l{t.id, q.optional_int64(1), t.start, t.end, q.optional_int64(9)};
+            LayoutThread l{t.id, q.optional_int64(1), t.start, t.end, q.optional_int64(9), t.label != 0};
             data.threads.push_back(t);
             layout_input.push_back(l);
           });

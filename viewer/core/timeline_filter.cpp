@@ -189,7 +189,7 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
       if (auto j = full.thread_index(t.merged_into); j && final_of[*j] >= 0 && static_cast<std::uint32_t>(final_of[*j]) != self)
         into = full.threads[static_cast<std::size_t>(final_of[*j])].id;
     t.merged_into = into.value_or(-1);
-    layout_input.push_back(LayoutThread{t.id, parent_id, t.start, t.end, into});
+    layout_input.push_back(LayoutThread{t.id, parent_id, t.start, t.end, into, t.label != 0});
   }
   index_threads(d);
   ThreadLayout layout = layout_threads(layout_input);

@@ -19,11 +19,8 @@ std::optional<std::int32_t> TimelineGeometry::slot_at(double y, double row_offse
 }
 
 void TimelineViewState::fit(const TimelineData& data, double width) {
-  const double from = static_cast<double>(data.first_time);
-  const double to = static_cast<double>(std::max(data.end_time, data.first_time + 1));
-  // A little air on both sides so the first and last marks are not cut.
-  const double pad = (to - from) * 0.01;
-  mapping.fit(from - pad, to + pad, width);
+  const TimeWindow w = fitted_window(data.first_time, data.end_time);
+  mapping.fit(w.from, w.to, width);
 }
 
 void TimelineViewState::select(const TimelineData& data, std::optional<std::uint32_t> thread) {
@@ -87,21 +84,34 @@ bool row_active_in(const TimelineData& data, std::int32_t row, double t0, double
   return false;
 }
 
+bool row_is_startup(const TimelineData& data, std::int32_t row) {
+  const auto r = static_cast<std::size_t>(row);
+  if (r >= data.row_last_end.size() || !data.rows[r].failures.empty() || data.rows[r].threads.empty()) return false;
+  const double cut = double(data.first_time) + kStartupShare * double(data.end_time - data.first_time);
+  return double(data.row_last_end[r]) <= cut;
+}
+
 void TimelineViewState::refold(const TimelineData& data, double width) {
   // Keep the row at the top of the view at the top across the refold.
   const std::optional<std::int32_t> top = row_of_slot(static_cast<std::int32_t>(std::floor(row_offset)));
   const double within = row_offset - std::floor(row_offset);
   const double t0 = mapping.t_of(0), t1 = mapping.t_of(width);
+  const std::int32_t pinned = selected && *selected < data.threads.size() ? data.threads[*selected].row : -1;
+  const bool fold_startup =
+      folding == RowFolding::quiet && t1 - t0 > kStartupFoldWindow * double(data.end_time - data.first_time);
   shown_rows.clear();
   slot_of_row.assign(data.rows.size(), -1);
   folded = 0;
+  folded_startup = 0;
   for (std::size_t r = 0; r < data.rows.size(); ++r) {
     const auto row = static_cast<std::int32_t>(r);
     // The cheap test first: most rows of a narrow window are not even alive.
-    const bool fold = (folding != RowFolding::none && !row_alive_in(data, row, t0, t1)) ||
-                      (folding == RowFolding::quiet && !row_active_in(data, row, t0, t1));
-    if (fold) {
+    const bool fold = row != pinned && ((folding != RowFolding::none && !row_alive_in(data, row, t0, t1)) ||
+                                        (folding == RowFolding::quiet && !row_active_in(data, row, t0, t1)));
+    const bool startup = !fold && row != pinned && fold_startup && row_is_startup(data, row);
+    if (fold || startup) {
       ++folded;
+      if (startup) ++folded_startup;
       continue;
     }
     slot_of_row[r] = static_cast<std::int32_t>(shown_rows.size());

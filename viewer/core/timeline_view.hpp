@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "viewer/core/time_mapping.hpp"
+#include "viewer/core/timeline_navigation.hpp"
 #include "viewer/core/timeline_data.hpp"
 
 namespace skein {
@@ -59,11 +60,25 @@ struct TimelineGeometry {
 // whose threads only wait through it (none is created, runs or ends in
 // the window: a line from edge to edge with nothing on it). A 12 ms window
 // of a 137-row MirageOS trace then shows the 30 rows where things happen.
+//
+// `quiet` also folds *start-up rows* while the window is wide (spans more
+// than kStartupFoldWindow of the trace, as the fitted first screen does):
+// rows whose every thread has ended within the first kStartupShare of the
+// trace, none of them failed. At the whole-trace zoom such a row is a tick
+// at the left edge (the 2014 MirageOS trace net.ctf has 74 of them), and
+// it would push the rows that live through the trace off the first screen;
+// zoomed into the start, the rows come back.
+//
+// The selected thread's row is never folded (folding != none): a thread the
+// user selected, or the search brought into view, stays in view.
+//
 // refold() recomputes the shown rows; the widget calls it whenever the
 // window changes, `skein render` once. Invariant: shown_rows is increasing
 // and slot_of_row is its inverse (-1 for a folded row); with `none` every
 // row is shown.
 enum class RowFolding : std::uint8_t { none, empty, quiet };
+inline constexpr double kStartupShare = 0.05;
+inline constexpr double kStartupFoldWindow = 0.5;
 
 // One link of a causal path drawn on the timeline (viewer/core/
 // causal_path.hpp): the cause's thread at the cause's record, to the
@@ -81,6 +96,7 @@ struct TimelineViewState {
   double row_offset = 0;  // the slot at the top of the rows area (fractional while scrolling)
   RowFolding folding = RowFolding::quiet;
   std::int32_t folded = 0;  // rows folded by the last refold()
+  std::int32_t folded_startup = 0;  // of which start-up rows
   std::vector<std::int32_t> shown_rows;   // slot -> row
   std::vector<std::int32_t> slot_of_row;  // row -> slot, -1 when folded
   std::optional<std::uint32_t> selected;
@@ -103,7 +119,8 @@ struct TimelineViewState {
     return !hidden_rules.empty() && std::find(hidden_rules.begin(), hidden_rules.end(), rule) != hidden_rules.end();
   }
 
-  // The whole trace across `width` pixels, from the first record.
+  // The whole trace across `width` pixels, from the first record, with a
+  // margin each side (timeline_navigation.hpp, fitted_window).
   void fit(const TimelineData& data, double width);
   // Selects a thread (nullopt clears): its chain and its direct edges.
   void select(const TimelineData& data, std::optional<std::uint32_t> thread);
@@ -128,6 +145,9 @@ struct TimelineViewState {
 // True when something happens on `row` in [t0, t1]: a thread is created or
 // ends there, or one runs.
 [[nodiscard]] bool row_active_in(const TimelineData& data, std::int32_t row, double t0, double t1);
+// True when every thread of `row` has ended within the first kStartupShare
+// of the trace and none failed (see RowFolding).
+[[nodiscard]] bool row_is_startup(const TimelineData& data, std::int32_t row);
 
 // The thread under (x, y), within 4 pixels horizontally.
 [[nodiscard]] std::optional<std::uint32_t> pick_thread(const TimelineData& data, const TimelineViewState& view,

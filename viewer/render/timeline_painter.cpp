@@ -28,6 +28,7 @@ struct Frame {
   const TimelineGeometry& g;
   double t0 = 0;  // time at x = 0
   double t1 = 0;  // time at x = width
+  double labels_right = 0;  // labels end before this x
   std::int32_t first_slot = 0;
   std::int32_t last_slot = -1;  // inclusive
   std::vector<std::uint32_t> chain;  // the selected chain, sorted
@@ -339,7 +340,7 @@ void paint_anomalies(Frame& f) {
 }
 
 void paint_labels(Frame& f, const std::vector<LabelJob>& labels) {
-  const QFont label_font = font_of(12);
+  const QFont label_font = timeline_label_font();
   const QFont kind_font = font_of(10);
   const QFontMetricsF lm(label_font), km(kind_font);
   // Left to right within each row; a label never runs over the one before
@@ -359,12 +360,9 @@ void paint_labels(Frame& f, const std::vector<LabelJob>& labels) {
     }
     // Pinned to the left edge when the thread starts off-screen.
     const double left = std::max(job.x0, 0.0) + 3;
-    const double right = std::min(job.x1, double(f.g.width)) - 3;
+    const double right = std::min(job.x1, f.labels_right) - 3;
     if (right - left < 16 || left < taken_until) continue;
-    const std::string& label = f.data.text(t.label);
-    QString text = label.empty() ? QStringLiteral("#%1").arg(t.id)
-                                 : QString::fromStdString(label) + QStringLiteral("  #%1").arg(t.id);
-    text = lm.elidedText(text, Qt::ElideRight, right - left);
+    const QString text = elided_thread_label(lm, f.data.text(t.label), t.id, right - left);
     taken_until = left + lm.horizontalAdvance(text) + 12;
     if (!text.isEmpty()) {
       f.p.setFont(label_font);
@@ -394,6 +392,7 @@ void paint_ruler(Frame& f, const TimeRuler& ruler) {
   if (f.view.folded > 0)
     caption += f.view.folding == RowFolding::quiet ? QStringLiteral("   ·   %1 quiet rows folded").arg(f.view.folded)
                                                    : QStringLiteral("   ·   %1 empty rows folded").arg(f.view.folded);
+  if (f.view.folded_startup > 0) caption += QStringLiteral(" (%1 of start-up)").arg(f.view.folded_startup);
   const double caption_w = fm.horizontalAdvance(caption) + 16;
   const double caption_x = f.g.width - caption_w;
   for (const RulerTick& t : ruler.ticks) {
@@ -584,11 +583,27 @@ void paint_path(Frame& f) {
 
 }  // namespace
 
+QFont timeline_label_font() { return font_of(12); }
+
+QString elided_thread_label(const QFontMetricsF& metrics, const std::string& label, ThreadId id, double width) {
+  const QString suffix = QStringLiteral("#%1").arg(id);
+  if (label.empty()) return metrics.elidedText(suffix, Qt::ElideRight, width);
+  const QString tail = QStringLiteral("  ") + suffix;
+  const QString full = QString::fromStdString(label) + tail;
+  if (metrics.horizontalAdvance(full) <= width) return full;
+  // The label gives way first; the id goes only when nothing else fits.
+  const double for_label = width - metrics.horizontalAdvance(tail);
+  const QString cut = metrics.elidedText(QString::fromStdString(label), Qt::ElideRight, for_label);
+  if (cut.isEmpty()) return metrics.elidedText(full, Qt::ElideRight, width);
+  return cut + tail;
+}
+
 void paint_timeline(QPainter& painter, const TimelineData& data, const TimelineViewState& view,
                     const TimelineGeometry& geometry, const TimelinePaintOptions& options) {
-  Frame f{painter, data, view, geometry, 0, 0, 0, -1, {}, {}};
+  Frame f{painter, data, view, geometry, 0, 0, 0, 0, -1, {}, {}};
   f.t0 = view.mapping.t_of(0);
   f.t1 = view.mapping.t_of(geometry.width);
+  f.labels_right = geometry.width - std::max(0.0, options.rows_right_inset);
   f.chain = view.selected_chain;
   std::sort(f.chain.begin(), f.chain.end());
   const int rows_top = geometry.rows_top(), rows_bottom = geometry.rows_bottom();

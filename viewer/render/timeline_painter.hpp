@@ -10,7 +10,9 @@
 // running spans are rasterised into per-column coverage first and drawn as
 // runs of rectangles; a column holding more than a few arrows gets one
 // density mark in the strip under the ruler instead of its arrows.
-// Labels are drawn only on threads wide enough to carry one.
+// Labels are drawn only on threads wide enough to carry one, elided to
+// the thread's width (elided_thread_label: the id stays whole; the
+// widget's tooltip has the full text).
 //
 // Layers, bottom to top: canvas and row stripes, idle and GC bands, grid,
 // selection, highlighted threads (summary, search, anomaly), thread lines
@@ -19,7 +21,9 @@
 // lanes, legend.
 #pragma once
 
+#include <QFontMetricsF>
 #include <QPainter>
+#include <string>
 
 #include "viewer/core/timeline_data.hpp"
 #include "viewer/core/timeline_view.hpp"
@@ -28,9 +32,21 @@ namespace skein {
 
 struct TimelinePaintOptions {
   bool legend = true;
+  // Pixels at the right of the rows that something covers (the widget's
+  // scroll bar): labels end before them.
+  double rows_right_inset = 0;
 };
 
 void paint_timeline(QPainter& painter, const TimelineData& data, const TimelineViewState& view,
                     const TimelineGeometry& geometry, const TimelinePaintOptions& options = {});
+
+// The font thread labels are drawn in.
+[[nodiscard]] QFont timeline_label_font();
+// A thread's label as drawn in `width` pixels: "LABEL  #ID" when it fits;
+// else the label cut with an ellipsis so that "…  #ID" stays whole; "#ID"
+// for a thread with no label; and when not even the id fits, the whole
+// text elided ("" when nothing fits).
+[[nodiscard]] QString elided_thread_label(const QFontMetricsF& metrics, const std::string& label, ThreadId id,
+                                          double width);
 
 }  // namespace skein
