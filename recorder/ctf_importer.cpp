@@ -328,8 +328,9 @@ TraceSource::Step CtfImporter::next() {
       warn(0, 0, "byte " + std::to_string(at) + ": time goes back " +
                      std::to_string(s.origin - timestamp) +
                      " ns before the first event's: imported as time 0");
-    } else if (timestamp - s.origin > static_cast<std::uint64_t>(std::numeric_limits<TimeNs>::max())) {
-      return fail_at(at, "timestamp " + std::to_string(timestamp) + " is too far from the first event's");
+    } else if (timestamp - s.origin > static_cast<std::uint64_t>(kMaxTime)) {
+      return fail_at(at, "timestamp " + std::to_string(timestamp) + " is too far from the first event's (more than " +
+                             std::to_string(kMaxTime) + " ns after it)");
     } else {
       time = static_cast<TimeNs>(timestamp - s.origin);
     }
@@ -397,7 +398,7 @@ TraceSource::Step CtfImporter::next() {
         break;
       case kGcId: {  // gc: no thread; the duration sits where the thread would
         const std::uint64_t duration = load_u64(e + kEventHeaderBytes);
-        if (duration > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        if (duration > static_cast<std::uint64_t>(kMaxTime))
           return fail_at(at + kEventHeaderBytes, "gc duration " + std::to_string(duration) +
                                                      " ns is out of range");
         record_ = GcRecord{time, static_cast<std::int64_t>(duration)};
@@ -410,6 +411,13 @@ TraceSource::Step CtfImporter::next() {
       default:
         break;  // unreachable: id < kCtfEventIds
     }
+    // FORMAT.md, "Limits": no thread has the id that reads as -2^63.
+    bool reserved = false;
+    for_each_thread(record_, [&](ThreadId t) { reserved |= !is_valid_thread_id(t); });
+    if (reserved)
+      return fail_at(is_valid_thread_id(thread) ? at + kEventHeaderBytes + kThreadBytes : at + kEventHeaderBytes,
+                     "thread id 0x8000000000000000 is reserved (read as signed it is -9223372036854775808, "
+                     "which no thread may have)");
     ++s.counts[id];
     s.record_at = at;
     s.in.consume(size);

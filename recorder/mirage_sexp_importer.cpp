@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 
+#include "recorder/checked_arithmetic.hpp"
 #include "recorder/line_splitter.hpp"
 
 namespace skein {
@@ -156,7 +157,15 @@ class SexpLineParser {
     return true;
   }
 
-  bool thread(ThreadId& out) { return integer(out, "an integer thread id"); }
+  bool thread(ThreadId& out) {
+    skip_space();
+    const char* start = p_;
+    if (!integer(out, "an integer thread id")) return false;
+    if (!is_valid_thread_id(out))
+      return fail(start, "thread id -9223372036854775808 is reserved (thread ids are -9223372036854775807 to "
+                         "9223372036854775807)");
+    return true;
+  }
 
   bool seconds(std::int64_t& out, const char* what, const char* range_message) {
     skip_space();
@@ -406,6 +415,8 @@ bool SexpLineParser::field_op(Record& out) {
         const char* start = p_;
         if (!seconds(r.duration, "a duration in seconds", "duration out of range")) return false;
         if (r.duration < 0) return fail(start, "duration must not be negative");
+        if (r.duration > kMaxTime)
+          return fail(start, "duration out of range (0 to " + std::to_string(kMaxTime) + " ns)");
         out = r;
         return close(open, "op");
       }
@@ -589,10 +600,13 @@ TraceSource::Step MirageSexpImporter::read_record() {
       return fail(line(), s.parser.time_column(), "time out of range (too far from the first record's)");
     if (time < 0) {
       warn(line(), s.parser.time_column(),
-           "time goes back " + std::to_string(-time) +
+           "time goes back " + std::to_string(distance(time, 0)) +
                " ns before the first record's: imported as time 0");
       time = 0;
     }
+    if (time > kMaxTime)
+      return fail(line(), s.parser.time_column(),
+                  "time out of range (more than " + std::to_string(kMaxTime) + " ns after the first record's)");
     set_time(record_, time);
     if (const auto* sw = std::get_if<SwitchRecord>(&record_); sw != nullptr && !s.switches.scheduler_switch(sw->thread))
       record_ = ReturnRecord{sw->time, sw->thread};

@@ -8,6 +8,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "recorder/checked_arithmetic.hpp"
 #include "recorder/store_schema.hpp"
 
 namespace skein {
@@ -219,7 +220,9 @@ struct ModelDerivation::State {
     ThreadRow& t = threads[running];
     const TimeNs end = std::max(time, running_since);
     model.activations.push_back(ActivationRow{running_activation, t.id, running_since, end, running_event});
-    t.run_time += end - running_since;
+    // Activations do not overlap unless time went backwards; then their
+    // sum may pass any bound, and is held at the largest time.
+    t.run_time = std::min(saturating_add(t.run_time, end - running_since), kMaxTime);
     running = kNone;
   }
 
@@ -347,7 +350,11 @@ struct ModelDerivation::State {
   }
   void on(const IdleRecord& r) { run(kNone, r.time); }
   void on(const GcRecord&) {}
-  void on(const LostRecord& r) { model.lost_records += static_cast<std::uint64_t>(r.count); }
+  // Held at INT64_MAX, the largest a meta value holds.
+  void on(const LostRecord& r) {
+    model.lost_records = static_cast<std::uint64_t>(
+        saturating_add(static_cast<std::int64_t>(model.lost_records), r.count));
+  }
   void on(const EndRecord& r) {
     run(kNone, r.time);
     model.ended = true;

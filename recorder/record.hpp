@@ -15,7 +15,10 @@
 //      symbol characters listed in FORMAT.md;
 //   3. strings are at most kMaxStringBytes long;
 //   4. counts and durations (lost, gc) and site lines are >= 0, site ids lie
-//      in [0, kMaxSiteId].
+//      in [0, kMaxSiteId];
+//   5. times and gc durations are at most kMaxTime, so that the sum or the
+//      difference of any two fits in 64 bits (FORMAT.md, "Limits");
+//   6. no thread id is kReservedThreadId.
 #pragma once
 
 #include <array>
@@ -38,6 +41,18 @@ inline constexpr ThreadId kMainThread = 0;
 inline constexpr std::size_t kMaxStringBytes = 64 * 1024;
 inline constexpr SiteId kMaxSiteId = (SiteId{1} << 31) - 1;
 inline constexpr int kFormatVersion = 1;
+
+// The limits of FORMAT.md ("Limits"), which the reader, the importers and
+// the store's open enforce. kMaxTime is 2^62 - 1 ns, about 146 years since
+// the origin: any two times (or a time and a gc duration) add up, and
+// subtract, without overflow. kReservedThreadId, -2^63, is the one id no
+// thread may have: tools use it for "no thread", and -id fits for every
+// other id.
+inline constexpr TimeNs kMaxTime = (TimeNs{1} << 62) - 1;
+inline constexpr ThreadId kReservedThreadId = INT64_MIN;
+
+[[nodiscard]] constexpr bool is_valid_time(TimeNs t) { return t >= 0 && t <= kMaxTime; }
+[[nodiscard]] constexpr bool is_valid_thread_id(ThreadId id) { return id != kReservedThreadId; }
 
 enum class Outcome : std::uint8_t { ok, fail, cancel };
 

@@ -140,8 +140,25 @@ struct LineCursor {
     return true;
   }
 
-  bool time(TimeNs& out) { return non_negative(out, "an integer time", "time"); }
-  bool thread(ThreadId& out) { return integer(out, "an integer thread id"); }
+  // A time or a duration: 0 to kMaxTime (FORMAT.md, "Limits").
+  bool bounded_time(TimeNs& out, const char* what, const char* name) {
+    const char* start = (skip_space(), p);
+    if (!non_negative(out, what, name)) return false;
+    if (out > kMaxTime)
+      return fail(start, std::string(name) + " out of range (0 to " + std::to_string(kMaxTime) + " ns)");
+    return true;
+  }
+
+  bool time(TimeNs& out) { return bounded_time(out, "an integer time", "time"); }
+
+  bool thread(ThreadId& out) {
+    const char* start = (skip_space(), p);
+    if (!integer(out, "an integer thread id")) return false;
+    if (!is_valid_thread_id(out))
+      return fail(start, "thread id -9223372036854775808 is reserved (thread ids are -9223372036854775807 to "
+                         "9223372036854775807)");
+    return true;
+  }
 
   bool site_id(SiteId& out) {
     const char* start = (skip_space(), p);
@@ -414,7 +431,7 @@ bool LineCursor::record_fields(RecordHead h, Record& out) {
     }
     case RecordHead::gc: {
       GcRecord r;
-      if (!time(r.time) || !non_negative(r.duration, "an integer duration", "duration"))
+      if (!time(r.time) || !bounded_time(r.duration, "an integer duration", "duration"))
         return false;
       out = r;
       return true;

@@ -53,7 +53,9 @@ char* write_quoted(char* out, std::string_view text) {
     }
     if (u >= 0x80) {
       const std::size_t n = utf8_sequence_length(text.substr(i));
-      if (n != 0) {
+      // C1 controls (U+0080-U+009F: 0xc2 0x80-0x9f) go out as two escapes.
+      const bool c1 = n == 2 && u == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0;
+      if (n != 0 && !c1) {
         for (std::size_t k = 0; k < n; ++k) *out++ = text[i + k];
         i += n;
         continue;

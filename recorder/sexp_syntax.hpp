@@ -3,9 +3,10 @@
 // and what counts as valid UTF-8.
 //
 // The writer's escaping is the inverse of the reader's unescaping for every
-// byte string: bytes that are not valid UTF-8, control bytes and DEL are
-// written as \xHH, so any string round-trips exactly and every written line
-// is valid UTF-8.
+// byte string: bytes that are not valid UTF-8, control bytes, DEL and the
+// two bytes of each C1 control (U+0080-U+009F) are written as \xHH, so any
+// string round-trips exactly and every written line is valid UTF-8 with no
+// control character a terminal would act on.
 #pragma once
 
 #include <array>

@@ -7,11 +7,47 @@
 
 #include <cstring>
 
+#include "recorder/record.hpp"
+
 namespace skein::capture {
 namespace {
 constexpr std::size_t kFirstOffset = 8;
 constexpr std::string_view kOverflowText = "<string table full>";
+
+// "12,345".
+std::string with_thousands(std::size_t n) {
+  std::string digits = std::to_string(n);
+  for (std::size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, 1, ',');
+  return digits;
+}
+
+constexpr std::string_view kCutOpen = "\u2026 [cut ";
+constexpr std::string_view kCutClose = " bytes]";
+// A UTF-8 character is at most 4 bytes: a cut backs off at most 3.
+constexpr std::size_t kMaxContinuationBytes = 3;
 }  // namespace
+
+std::string fit_string_limit(std::string_view text, std::size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  // The marker is longest for the largest count, so room for the count of
+  // the whole text is room for any count the cut leaves.
+  const std::size_t marker_room = kCutOpen.size() + with_thousands(text.size()).size() + kCutClose.size();
+  const bool marked = limit >= 32 && marker_room <= limit;
+  std::size_t keep = marked ? limit - marker_room : limit;
+  // Never split a character: back off over continuation bytes (10xxxxxx)
+  // to the byte that starts the character at the cut.
+  for (std::size_t i = 0; i < kMaxContinuationBytes && keep > 0 &&
+                          (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80;
+       ++i)
+    --keep;
+  std::string out(text.substr(0, keep));
+  if (marked) {
+    out += kCutOpen;
+    out += with_thousands(text.size() - keep);
+    out += kCutClose;
+  }
+  return out;
+}
 
 StringArena::StringArena(std::size_t capacity_bytes)
     : data_(new char[capacity_bytes < 64 ? 64 : capacity_bytes]),
@@ -35,6 +71,7 @@ std::uint32_t StringArena::append(std::string_view text) {
 }
 
 std::uint32_t StringArena::intern(std::string_view text) {
+  if (text.size() > kMaxStringBytes) [[unlikely]] return intern(fit_string_limit(text, kMaxStringBytes));
   if (auto found = ids_.find(text); found != ids_.end()) return found->second;
   const std::uint32_t id = append(text);
   if (id != kOverflowId) ids_.emplace(std::string(text), id);

@@ -10,8 +10,14 @@
 // new strings get kOverflowId, which reads as "<string table full>", and are
 // counted.
 //
+// Every string stored fits the trace format (FORMAT.md: at most
+// kMaxStringBytes bytes): a longer one (a label, a counter name, a failure
+// message of any length the program makes) is stored cut, by
+// fit_string_limit, so the trace the capture writes is one its reader
+// accepts.
+//
 // Interning (string -> id) is the producer's alone; the map is bounded by the
-// arena's size.
+// arena's size (its keys are the strings as stored, cut ones included).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +28,14 @@
 
 namespace skein::capture {
 
+// `text` if it is at most `limit` bytes long; otherwise its longest prefix
+// that ends on a UTF-8 character boundary and leaves room for the marker
+// "… [cut N bytes]" (N the bytes left out, written with thousands
+// separators, as in "… [cut 12,345 bytes]"), followed by that marker: at
+// most `limit` bytes in all. A limit too small for any marker (below 32
+// bytes) gives the plain prefix.
+[[nodiscard]] std::string fit_string_limit(std::string_view text, std::size_t limit);
+
 class StringArena {
  public:
   static constexpr std::uint32_t kNoString = 0;
@@ -29,7 +43,8 @@ class StringArena {
 
   explicit StringArena(std::size_t capacity_bytes);
 
-  // Producer: the id of `text`, appending it the first time.
+  // Producer: the id of `text`, appending it the first time (cut to
+  // kMaxStringBytes by fit_string_limit when longer).
   [[nodiscard]] std::uint32_t intern(std::string_view text);
   // Readers: the text of an id received through the record stream.
   [[nodiscard]] std::string_view get(std::uint32_t id) const noexcept;

@@ -37,12 +37,34 @@
 // or the crash path) ftruncate to the written size gives the rest back.
 // Where fallocate is not supported, nothing changes.
 //
+// The output (capture_output.hpp). Every write to the trace's output is
+// made by the writer thread, which blocks every asynchronous signal, or by
+// the crash path: never by the program's own threads, so that a reader that
+// goes away (EPIPE) cannot kill the program, and a FIFO without a reader
+// cannot hold it up. snapshot() therefore asks the writer thread and waits
+// for it. Once a write meets EPIPE, the writer says so once on stderr and
+// from then on gives chunks back unwritten, counting their records
+// (records_unwritten); the program goes on, and the writer keeps its usual
+// polls (no busy loop).
+//
+// Signals. The handlers cover every signal whose default action ends the
+// process (kFlushedSignals), but only where that default is still in force
+// at start: a signal the program ignores or handles itself is left to it.
+// Each handler writes what is buffered, then restores the default action and
+// re-raises, so the exit status is the signal's. A second fatal signal on
+// another thread waits (bounded) for the first one's flush to end before it
+// re-raises. At stop a handler is taken out only if it is still the one the
+// capture installed. In ring mode SIGUSR1 asks for a snapshot instead.
+//
 // Crash safety. Everything the crash path touches is allocated at start:
-// the buffer, the string arena, the site table, the converter, the writer's
-// buffer (kWriterBufferBytes, larger than any record) and, in ring mode, a
-// file sink whose descriptor is opened in the handler. The handler uses only
-// async-signal-safe system calls (open, write, close, clock_gettime,
-// nanosleep) plus formatting into preallocated memory.
+// the buffer, the string arena, the site table, the converter (in ring mode
+// a second one, so that a crash during a snapshot does not share the
+// writer's), the writer's buffer (kWriterBufferBytes, larger than any
+// record) and, in ring mode, a file sink whose descriptor is opened in the
+// handler. The handler uses only async-signal-safe system calls (open,
+// write, poll, close, rename, clock_gettime, nanosleep, sigaction) plus
+// formatting into preallocated memory; it closes its sinks itself rather
+// than through TraceWriter::finish, which frees them.
 #include "recorder/trace_capture.hpp"
 
 #include <fcntl.h>
@@ -66,6 +88,7 @@
 #include <thread>
 
 #include "recorder/byte_sink.hpp"
+#include "recorder/capture_output.hpp"
 #include "recorder/capture_sink.hpp"
 #include "recorder/capture_writer.hpp"
 #include "recorder/site_table.hpp"
@@ -86,31 +109,6 @@ constexpr std::size_t kWriterBufferBytes = std::size_t{1} << 20;
 constexpr int kFileFree = 0;
 constexpr int kFileWriter = 1;
 constexpr int kFileCrash = 2;
-
-// A sink over a descriptor opened later (the ring mode's crash path).
-class LateFdSink final : public ByteSink {
- public:
-  void set_fd(int fd) noexcept { fd_ = fd; }
-  Status write(std::string_view bytes) override {
-    while (!bytes.empty() && fd_ >= 0) {
-      const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return {};  // best effort: nothing to report to from a crash
-      }
-      bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return {};
-  }
-  Status close() override {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-    return {};
-  }
-
- private:
-  int fd_ = -1;
-};
 
 std::string process_name() {
   char name[64] = {};
@@ -147,10 +145,17 @@ struct Capture {
   CapturedRecordWriter converter;
   std::unique_ptr<Chunk> scratch;  // ring snapshots copy a chunk here first
   std::unique_ptr<TraceWriter> out;             // stream mode: the file
+  CaptureFdSink* out_fd = nullptr;              // stream mode: out's descriptor sink
+  ByteSink* out_top = nullptr;                  // stream mode: out's outermost sink (gzip or out_fd)
+  StreamTarget target;                          // stream mode: what SKEIN_TRACE named
+  std::string no_reader_message;                // stream mode: a FIFO no reader opened
   int prealloc_fd = -1;                         // stream mode: the file again, for fallocate
   off_t prealloc_end = 0;                       // blocks are allocated up to here
-  LateFdSink* crash_sink = nullptr;             // ring mode: owned by crash_out
+  CaptureFdSink* crash_sink = nullptr;          // ring mode: crash_out's descriptor sink
+  ByteSink* crash_top = nullptr;                // ring mode: crash_out's outermost sink
   std::unique_ptr<TraceWriter> crash_out;       // ring mode's crash path
+  std::unique_ptr<CapturedRecordWriter> crash_converter;  // ring mode's crash path
+  CrashRingPaths crash_paths;                   // ring mode's crash path
   Sink* previous_sink = nullptr;
 
   std::thread writer;
@@ -161,6 +166,10 @@ struct Capture {
   std::atomic<bool> stopping{false};
   std::atomic<bool> snapshot_requested{false};
   std::atomic<bool> crashed{false};
+  std::atomic<bool> crash_flushed{false};  // the crash path is done writing
+  std::atomic<bool> output_closed{false};  // stream mode: a write met EPIPE (said once on stderr)
+  bool output_failed = false;              // stream mode: another write error (said once on stderr)
+  bool out_finished = false;               // stream mode: out's sinks are closed and gone (file lock)
   std::atomic<int> file_owner{kFileFree};
   bool calibrated = false;
   // Where the writer is in the chunk it converts, for a crash on its thread.
@@ -171,17 +180,28 @@ struct Capture {
   std::uint64_t dropped_total = 0;
   // Statistics (SKEIN_TRACE_STATS=1 prints them at stop).
   std::uint64_t records_written = 0;
+  std::atomic<std::uint64_t> records_unwritten{0};  // given back unwritten after EPIPE
   std::uint64_t bytes_written = 0;
   std::int64_t writer_cpu_ns = 0;
   Status status;
-  std::mutex snapshot_mutex;  // snapshot() callers against the writer thread
+  // snapshot() callers wait for the writer thread's snapshot (under mutex).
+  std::condition_variable snapshot_done;
+  std::uint64_t snapshots_written = 0;
+  Status snapshot_status;
 };
 
 std::atomic<Capture*> g_capture{nullptr};
 std::terminate_handler g_previous_terminate = nullptr;
 bool g_handlers_installed = false;
 struct sigaction g_previous_actions[NSIG];
-constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT};
+bool g_handler_installed[NSIG] = {};
+// Every signal whose default action ends the process (signal(7)): the
+// faults first, then the others. SIGUSR1 is ring mode's snapshot request.
+constexpr int kFlushedSignals[] = {SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT, SIGTRAP,   SIGSYS,
+                                   SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE, SIGUSR1,   SIGUSR2,
+                                   SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSTKFLT, SIGPWR};
+// How long a second fatal signal waits for the first one's flush.
+constexpr int kCrashWaitSteps = 100'000;  // of 100 µs: 10 s
 alignas(16) char g_alt_stack[64 * 1024];
 
 // --- the file lock -----------------------------------------------------------
@@ -224,6 +244,32 @@ void convert_chunk(Capture& c, std::uint32_t index, std::uint32_t from) {
   c.converting.store(-1, std::memory_order_relaxed);
 }
 
+// After EPIPE: a chunk given back unwritten, its records counted.
+void discard_chunk(Capture& c, std::uint32_t index) {
+  const Chunk& chunk = c.buffer.chunk(index);
+  const std::uint32_t n = c.buffer.published(chunk);
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (chunk.records[i].head == static_cast<std::uint8_t>(RecordHead::lost))
+      c.dropped_total += static_cast<std::uint64_t>(chunk.records[i].a);
+  c.records_unwritten.fetch_add(n, std::memory_order_relaxed);
+}
+
+// A flush's outcome, said once on stderr: EPIPE stops the writing for good
+// (see "The output"), another error is kept for stop() as before.
+void note_flush(Capture& c, const Status& flushed) {
+  if (flushed.ok()) return;
+  if (c.out_fd != nullptr && c.out_fd->reader_gone()) {
+    if (!c.output_closed.exchange(true))
+      std::fprintf(stderr, "skein: trace output closed (EPIPE): tracing stopped; the program goes on\n");
+    return;
+  }
+  if (c.status.ok()) c.status = flushed;
+  if (!c.output_failed) {
+    c.output_failed = true;
+    std::fprintf(stderr, "skein: trace output failed: %s\n", flushed.error().to_string().c_str());
+  }
+}
+
 // The writer's polling periods and high-water mark (see "Waking the
 // writer").
 constexpr std::chrono::milliseconds kPollMin{2};
@@ -236,6 +282,28 @@ void wait_for_work(Capture& c, std::chrono::milliseconds period) {
   if (!c.buffer.has_filled() && !c.stopping.load() && !c.snapshot_requested.load())
     c.wake.wait_for(lock, period);
   c.writer_waiting.store(false);
+}
+
+// Stream mode, a FIFO with no reader at start: tries again every kPollMax
+// until one opens it or the capture stops (capture_output.hpp). Filled
+// chunks wait meanwhile, so only the stop ends a wait early.
+void wait_for_reader(Capture& c) {
+  while (!c.out_fd->attached()) {
+    const int fd = open_fifo_for_writing(c.options.path.c_str(), c.target.follow);
+    if (fd >= 0) {
+      lock_file(c, kFileWriter);
+      c.out_fd->attach(fd, true);
+      unlock_file(c);
+      return;
+    }
+    if (errno != ENXIO) {
+      note_flush(c, file_error(c.options.path, std::string("cannot open the FIFO to write: ") + std::strerror(errno)));
+      return;
+    }
+    if (c.stopping.load()) return;
+    std::unique_lock<std::mutex> lock(c.mutex);
+    (void)c.wake.wait_for(lock, kPollMax, [&] { return c.stopping.load(); });
+  }
 }
 
 // Preallocation: once the file passes kPreallocFrom, its blocks are kept
@@ -284,6 +352,13 @@ constexpr std::size_t kFlushBytes = kWriterBufferBytes / 2;
 constexpr std::uint32_t kPrefaultAheadChunks = 16;
 
 void stream_writer(Capture& c) {
+  wait_for_reader(c);
+  if (c.out_fd->attached()) {
+    // The header, at once: a reader of the file sees a trace from the start.
+    lock_file(c, kFileWriter);
+    note_flush(c, c.out->flush());
+    unlock_file(c);
+  }
   std::chrono::milliseconds poll = kPollMin;
   for (;;) {
     // Fresh memory only while the writer keeps up: a writer that is behind
@@ -294,15 +369,18 @@ void stream_writer(Capture& c) {
     lock_file(c, kFileWriter);
     std::uint32_t index = 0;
     if (c.buffer.pop_filled(index)) {
-      ensure_calibrated(c, c.stopping.load());
-      convert_chunk(c, index, 0);
-      // Whole-buffer writes while chunks keep coming (a system call per
-      // chunk costs a few ns a record); everything as soon as the writer
-      // has caught up, so a reader of the file lags by at most one chunk.
-      if (c.out->buffered() >= kFlushBytes || !c.buffer.has_filled()) {
-        preallocate_ahead(c);
-        Status flushed = c.out->flush();
-        if (!flushed.ok() && c.status.ok()) c.status = flushed;
+      if (c.output_closed.load() || !c.out_fd->attached()) {
+        discard_chunk(c, index);
+      } else {
+        ensure_calibrated(c, c.stopping.load());
+        convert_chunk(c, index, 0);
+        // Whole-buffer writes while chunks keep coming (a system call per
+        // chunk costs a few ns a record); everything as soon as the writer
+        // has caught up, so a reader of the file lags by at most one chunk.
+        if (c.out->buffered() >= kFlushBytes || !c.buffer.has_filled()) {
+          preallocate_ahead(c);
+          note_flush(c, c.out->flush());
+        }
       }
       c.buffer.give_back(index);
       unlock_file(c);
@@ -317,13 +395,20 @@ void stream_writer(Capture& c) {
     if (!c.buffer.has_filled()) poll = std::min(poll * 2, kPollMax);
   }
   lock_file(c, kFileWriter);
-  ensure_calibrated(c, true);
-  const TimeNs end = c.converter.calibration().to_ns(c.end_ticks);
-  if (c.final_dropped > 0) c.out->write(LostRecord{end, static_cast<std::int64_t>(c.final_dropped)});
-  c.out->write(EndRecord{end});
-  c.bytes_written = c.out->bytes_written();
+  if (!c.out_fd->attached() && !c.output_failed) {
+    std::fprintf(stderr, "%s", c.no_reader_message.c_str());
+  } else if (!c.output_closed.load()) {
+    ensure_calibrated(c, true);
+    const TimeNs end = c.converter.calibration().to_ns(c.end_ticks);
+    if (c.final_dropped > 0) c.out->write(LostRecord{end, static_cast<std::int64_t>(c.final_dropped)});
+    c.out->write(EndRecord{end});
+    c.bytes_written = c.out->bytes_written();
+    note_flush(c, c.out->flush());
+  }
   Status finished = c.out->finish();
-  if (!finished.ok() && c.status.ok()) c.status = finished;
+  c.out_finished = true;
+  if (!finished.ok() && !c.output_closed.load() && c.status.ok()) c.status = finished;
+  if (c.output_closed.load() && c.status.ok()) c.status = file_error(c.options.path, "trace output closed (EPIPE)");
   release_preallocation(c);
   unlock_file(c);
 }
@@ -353,8 +438,8 @@ void for_each_ring_chunk(Capture& c, F&& f) {
 // Writes the ring to `out`: header, (lost ...) for what was overwritten, the
 // records oldest first, and (end) when `final`. A chunk overwritten while it
 // is copied (the program goes on during a snapshot) is skipped and counted.
-void write_ring(Capture& c, TraceWriter& out, bool final, bool in_crash) {
-  c.converter.reset_sites();
+void write_ring(Capture& c, CapturedRecordWriter& converter, TraceWriter& out, bool final, bool in_crash) {
+  converter.reset_sites();
   out.write_line(c.header_line);
   std::uint64_t lost = c.buffer.overwritten();
   bool first = true;
@@ -371,85 +456,126 @@ void write_ring(Capture& c, TraceWriter& out, bool final, bool in_crash) {
       records = c.scratch->records;
     }
     for (std::uint32_t i = 0; i < n; ++i) {
-      if (first && lost > 0) out.write(LostRecord{c.converter.time_of(records[i]), static_cast<std::int64_t>(lost)});
+      if (first && lost > 0) out.write(LostRecord{converter.time_of(records[i]), static_cast<std::int64_t>(lost)});
       first = false;
-      c.converter.write(out, records[i]);
+      converter.write(out, records[i]);
     }
   });
-  if (final) out.write(EndRecord{c.converter.calibration().to_ns(c.end_ticks != 0 ? c.end_ticks : read_ticks())});
+  if (final) out.write(EndRecord{converter.calibration().to_ns(c.end_ticks != 0 ? c.end_ticks : read_ticks())});
 }
 
+// One whole trace to the ring's target, by output_file.hpp's rules
+// (capture_output.hpp): a regular file is replaced once the trace is
+// complete, a device, FIFO or link written through. Writer thread only.
 Status write_ring_file(Capture& c, bool final) {
   ensure_calibrated(c, true);
-  const std::string temp = c.options.path + ".tmp";
-  auto out = TraceWriter::create(temp);
-  if (!out) return out.error();
-  write_ring(c, out.value(), final, false);
-  Status finished = out.value().finish();
-  if (!finished.ok()) return finished;
-  if (std::rename(temp.c_str(), c.options.path.c_str()) != 0)
-    return file_error(c.options.path, std::string("cannot replace: ") + std::strerror(errno));
-  return {};
+  auto target = open_ring_target(c.options.path);
+  if (!target) return target.error();
+  if (target.value().no_reader) {
+    std::fprintf(stderr, "skein: trace output %s is a FIFO with no reader: the ring's trace was not written\n",
+                 c.options.path.c_str());
+    return {};
+  }
+  TraceWriter out(std::move(target.value().sink));
+  out.reserve_buffer(kWriterBufferBytes);
+  write_ring(c, c.converter, out, final, false);
+  Status finished = out.finish();
+  if (!finished.ok()) return finished;  // a replacement not committed is removed; PATH stays
+  return target.value().commit();
+}
+
+void write_ring_and_report(Capture& c, bool final) {
+  Status s = write_ring_file(c, final);
+  if (!s.ok()) std::fprintf(stderr, "skein: ring trace not written: %s\n", s.error().to_string().c_str());
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (!s.ok() && c.status.ok()) c.status = s;
+  c.snapshot_status = std::move(s);
+  ++c.snapshots_written;
+  c.snapshot_done.notify_all();
 }
 
 void ring_writer(Capture& c) {
   c.buffer.prefault(c.stopping);
   for (;;) {
     wait_for_work(c, kPollMax);
-    if (c.snapshot_requested.exchange(false)) {
-      std::lock_guard<std::mutex> guard(c.snapshot_mutex);
-      Status s = write_ring_file(c, false);
-      if (!s.ok() && c.status.ok()) c.status = s;
-    }
+    if (c.snapshot_requested.exchange(false)) write_ring_and_report(c, false);
     if (c.stopping.load()) break;
   }
-  std::lock_guard<std::mutex> guard(c.snapshot_mutex);
-  Status s = write_ring_file(c, true);
-  if (!s.ok() && c.status.ok()) c.status = s;
+  write_ring_and_report(c, true);
 }
 
 // --- crash paths ------------------------------------------------------------
 
 void crash_flush() noexcept {
   Capture* c = g_capture.load(std::memory_order_acquire);
-  if (c == nullptr || c->crashed.exchange(true)) return;
-  set_sink(c->previous_sink);  // no more records (plain stores: signal-safe)
-  const bool on_writer = pthread_equal(c->writer_thread.load(), pthread_self()) != 0;
-  if (!on_writer) {
-    // Wait up to ~0.5 s for the writer to finish its chunk.
-    int expected = kFileFree;
-    for (int i = 0; i < 5000 && !c->file_owner.compare_exchange_strong(expected, kFileCrash); ++i) {
-      expected = kFileFree;
+  if (c == nullptr) return;
+  if (c->crashed.exchange(true)) {
+    // Another thread's fatal signal is flushing: let it finish first.
+    for (int i = 0; i < kCrashWaitSteps && !c->crash_flushed.load(); ++i) {
       timespec pause{0, 100'000};
       nanosleep(&pause, nullptr);
     }
+    return;
   }
+  set_sink(c->previous_sink);  // no more records (plain stores: signal-safe)
+  const CrashSigpipeGuard no_sigpipe;  // a reader gone must not change how the process dies
+  const bool on_writer = pthread_equal(c->writer_thread.load(), pthread_self()) != 0;
   if (!c->calibrated) {
     c->converter.set_calibration(calibrate(c->origin, 0));
     c->calibrated = true;
   }
   if (c->options.mode == CaptureMode::stream) {
-    const std::int64_t half_done = c->converting.load();
-    if (on_writer && half_done >= 0)
-      convert_chunk(*c, static_cast<std::uint32_t>(half_done), c->converted.load());
-    std::uint32_t index = 0;
-    while (c->buffer.pop_filled(index)) convert_chunk(*c, index, 0);
-    const std::int64_t current = c->buffer.current_index();
-    if (current >= 0) convert_chunk(*c, static_cast<std::uint32_t>(current), 0);
-    if (c->buffer.dropped() > 0)
-      c->out->write(LostRecord{c->converter.calibration().to_ns(read_ticks()),
-                               static_cast<std::int64_t>(c->buffer.dropped())});
-    (void)c->out->finish();
+    if (!on_writer) {
+      // Wait up to ~0.5 s for the writer to finish its chunk.
+      int expected = kFileFree;
+      for (int i = 0; i < 5000 && !c->file_owner.compare_exchange_strong(expected, kFileCrash); ++i) {
+        expected = kFileFree;
+        timespec pause{0, 100'000};
+        nanosleep(&pause, nullptr);
+      }
+    }
+    if (c->out_finished) {
+      // Stopped already: the file is complete.
+      c->crash_flushed.store(true);
+      return;
+    }
+    if (!c->out_fd->attached() && c->target.awaiting_reader) {
+      // A reader may have come since the writer's last try.
+      const int fd = open_fifo_for_writing(c->options.path.c_str(), c->target.follow);
+      if (fd >= 0) c->out_fd->attach(fd, true);
+    }
+    c->out_fd->enter_crash_mode();
+    if (c->out_fd->attached() && !c->output_closed.load()) {
+      const std::int64_t half_done = c->converting.load();
+      if (on_writer && half_done >= 0)
+        convert_chunk(*c, static_cast<std::uint32_t>(half_done), c->converted.load());
+      std::uint32_t index = 0;
+      while (c->buffer.pop_filled(index)) convert_chunk(*c, index, 0);
+      const std::int64_t current = c->buffer.current_index();
+      if (current >= 0) convert_chunk(*c, static_cast<std::uint32_t>(current), 0);
+      if (c->buffer.dropped() > 0)
+        c->out->write(LostRecord{c->converter.calibration().to_ns(read_ticks()),
+                                 static_cast<std::int64_t>(c->buffer.dropped())});
+      (void)c->out->flush();
+    }
+    (void)c->out_top->close();
     // Only with the file held: a writer still writing could append between
     // the size read and the truncation.
     if (on_writer || c->file_owner.load() == kFileCrash) release_preallocation(*c);
   } else {
-    const int fd = ::open(c->options.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return;
-    c->crash_sink->set_fd(fd);
-    write_ring(*c, *c->crash_out, false, true);
-    (void)c->crash_out->finish();
+    bool rename_after = false;
+    const int fd = open_crash_ring_target(c->crash_paths, rename_after);
+    if (fd >= 0) {
+      c->crash_sink->attach(fd, true);
+      c->crash_sink->enter_crash_mode();
+      c->crash_converter->set_calibration(c->converter.calibration());
+      write_ring(*c, *c->crash_converter, *c->crash_out, false, true);
+      (void)c->crash_out->flush();
+      (void)c->crash_top->close();
+      finish_crash_ring_target(c->crash_paths, rename_after);
+    }
   }
+  c->crash_flushed.store(true);
 }
 
 void on_fatal_signal(int sig) {
@@ -476,6 +602,12 @@ void on_usr1(int) {
   std::abort();
 }
 
+// The default action is in force (not ignored, no handler of the program's).
+bool default_action(int sig, struct sigaction& current) {
+  if (sigaction(sig, nullptr, &current) != 0) return false;
+  return (current.sa_flags & SA_SIGINFO) == 0 && current.sa_handler == SIG_DFL;
+}
+
 void install_handlers(const CaptureOptions& options) {
   if (g_handlers_installed) return;
   g_handlers_installed = true;
@@ -483,19 +615,25 @@ void install_handlers(const CaptureOptions& options) {
   alt.ss_sp = g_alt_stack;
   alt.ss_size = sizeof g_alt_stack;
   sigaltstack(&alt, nullptr);
-  for (int sig : kFatalSignals) {
+  // While one handler flushes, the other fatal signals wait on its thread
+  // (SIGPIPE among them, which its writes may raise).
+  sigset_t flushing;
+  sigemptyset(&flushing);
+  for (int sig : kFlushedSignals) sigaddset(&flushing, sig);
+  for (int sig : kFlushedSignals) {
+    g_handler_installed[sig] = false;
+    if (!default_action(sig, g_previous_actions[sig])) continue;  // the program's, or ignored: left to it
     struct sigaction action {};
-    action.sa_handler = on_fatal_signal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_ONSTACK;
-    sigaction(sig, &action, &g_previous_actions[sig]);
-  }
-  if (options.mode == CaptureMode::ring) {
-    struct sigaction action {};
-    action.sa_handler = on_usr1;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGUSR1, &action, &g_previous_actions[SIGUSR1]);
+    if (sig == SIGUSR1 && options.mode == CaptureMode::ring) {
+      action.sa_handler = on_usr1;
+      sigemptyset(&action.sa_mask);
+      action.sa_flags = SA_RESTART;
+    } else {
+      action.sa_handler = on_fatal_signal;
+      action.sa_mask = flushing;
+      action.sa_flags = SA_ONSTACK;
+    }
+    g_handler_installed[sig] = sigaction(sig, &action, nullptr) == 0;
   }
   g_previous_terminate = std::set_terminate(on_terminate);
 }
@@ -503,8 +641,15 @@ void install_handlers(const CaptureOptions& options) {
 void uninstall_handlers() {
   if (!g_handlers_installed) return;
   g_handlers_installed = false;
-  for (int sig : kFatalSignals) sigaction(sig, &g_previous_actions[sig], nullptr);
-  sigaction(SIGUSR1, &g_previous_actions[SIGUSR1], nullptr);
+  for (int sig : kFlushedSignals) {
+    if (!g_handler_installed[sig]) continue;
+    g_handler_installed[sig] = false;
+    // A handler the program installed since is the program's to keep.
+    struct sigaction current {};
+    if (sigaction(sig, nullptr, &current) != 0 || (current.sa_flags & SA_SIGINFO) != 0) continue;
+    if (current.sa_handler == on_fatal_signal || current.sa_handler == on_usr1)
+      sigaction(sig, &g_previous_actions[sig], nullptr);
+  }
   std::set_terminate(g_previous_terminate);
 }
 
@@ -538,24 +683,37 @@ Status start(const CaptureOptions& options) {
   if (options.mode == CaptureMode::ring) header.set("mode", "ring");
   c.header_line = format_header(header);
 
+  const std::string name = options.path == "-" ? "<stdout>" : options.path;
+  const bool gzip = options.path.size() > 3 && options.path.ends_with(".gz");
   if (options.mode == CaptureMode::stream) {
-    auto out = TraceWriter::create(options.path);
-    if (!out) return out.error();
-    c.out = std::make_unique<TraceWriter>(std::move(out).value());
+    auto target = open_stream_target(options.path);
+    if (!target) return target.error();
+    c.target = target.value();
+    auto fd_sink = std::make_unique<CaptureFdSink>(name);
+    c.out_fd = fd_sink.get();
+    if (c.target.fd >= 0) c.out_fd->attach(c.target.fd, c.target.owned);
+    std::unique_ptr<ByteSink> sink = std::move(fd_sink);
+    if (gzip) sink = gzip_output(std::move(sink), name);
+    c.out_top = sink.get();
+    c.out = std::make_unique<TraceWriter>(std::move(sink));
     c.out->reserve_buffer(kWriterBufferBytes);
-    c.out->write_line(c.header_line);
-    Status flushed = c.out->flush();
-    if (!flushed.ok()) return flushed;
-    c.prealloc_fd = ::open(options.path.c_str(), O_WRONLY | O_CLOEXEC);  // -1: no preallocation
+    c.out->write_line(c.header_line);  // written by the writer thread (see "The output")
+    c.no_reader_message = "skein: trace output " + options.path +
+                          " is a FIFO no reader opened while the program ran: the trace was not written\n";
+    if (c.target.regular && c.target.owned) c.prealloc_fd = fcntl(c.target.fd, F_DUPFD_CLOEXEC, 3);  // -1: none
   } else {
-    // Check now that the file can be written; it is filled at the end.
-    const int fd = ::open(options.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return file_error(options.path, std::string("cannot create: ") + std::strerror(errno));
-    ::close(fd);
-    auto late = std::make_unique<LateFdSink>();
-    c.crash_sink = late.get();
-    c.crash_out = std::make_unique<TraceWriter>(std::move(late));
+    // Check now that a trace can be written there; PATH itself is left as
+    // it is until a whole trace replaces it.
+    if (Status s = check_ring_target(options.path); !s.ok()) return s;
+    c.crash_paths = crash_ring_paths(options.path);
+    auto fd_sink = std::make_unique<CaptureFdSink>(name);
+    c.crash_sink = fd_sink.get();
+    std::unique_ptr<ByteSink> sink = std::move(fd_sink);
+    if (gzip) sink = gzip_output(std::move(sink), name);
+    c.crash_top = sink.get();
+    c.crash_out = std::make_unique<TraceWriter>(std::move(sink));
     c.crash_out->reserve_buffer(kWriterBufferBytes);
+    c.crash_converter = std::make_unique<CapturedRecordWriter>(c.strings, c.sites, kSiteCapacity);
   }
   c.buffer.on_chunk_filled = wake_writer;
   c.buffer.on_chunk_filled_context = &c;
@@ -563,6 +721,12 @@ Status start(const CaptureOptions& options) {
 
   Capture* raw = capture.release();
   g_capture.store(raw, std::memory_order_release);
+  // The writer thread starts with every asynchronous signal blocked
+  // (capture_output.hpp): it takes none of the program's, and its writes
+  // cannot raise SIGPIPE in the process.
+  const sigset_t writer_mask = writer_thread_signal_mask();
+  sigset_t saved_mask;
+  pthread_sigmask(SIG_BLOCK, &writer_mask, &saved_mask);
   raw->writer = std::thread([raw] {
     raw->writer_thread.store(pthread_self());
     if (raw->options.mode == CaptureMode::stream) stream_writer(*raw);
@@ -571,6 +735,7 @@ Status start(const CaptureOptions& options) {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
     raw->writer_cpu_ns = static_cast<std::int64_t>(cpu.tv_sec) * 1'000'000'000 + cpu.tv_nsec;
   });
+  pthread_sigmask(SIG_SETMASK, &saved_mask, nullptr);
   if (options.crash_handlers) install_handlers(options);
   static bool registered = false;
   if (!registered) {
@@ -623,9 +788,12 @@ Status stop() {
   c->writer.join();
   uninstall_handlers();
   if (const char* stats = std::getenv("SKEIN_TRACE_STATS"); stats != nullptr && std::strcmp(stats, "1") == 0)
-    std::fprintf(stderr, "skein: trace stats: records=%llu lost=%llu bytes=%llu writer_cpu_ns=%lld refused=%llu\n",
+    std::fprintf(stderr,
+                 "skein: trace stats: records=%llu lost=%llu unwritten=%llu bytes=%llu writer_cpu_ns=%lld "
+                 "refused=%llu\n",
                  static_cast<unsigned long long>(c->records_written),
                  static_cast<unsigned long long>(c->dropped_total),
+                 static_cast<unsigned long long>(c->records_unwritten.load()),
                  static_cast<unsigned long long>(c->bytes_written), static_cast<long long>(c->writer_cpu_ns),
                  static_cast<unsigned long long>(c->sink.refused()));
   g_capture.store(nullptr);
@@ -640,8 +808,13 @@ Status snapshot() {
   Capture* c = g_capture.load();
   if (c == nullptr) return file_error("snapshot", "no trace capture is running");
   if (c->options.mode != CaptureMode::ring) return file_error(c->options.path, "snapshots are for ring mode");
-  std::lock_guard<std::mutex> guard(c->snapshot_mutex);
-  return write_ring_file(*c, false);
+  // The writer thread writes it (see "The output"); this thread waits.
+  std::unique_lock<std::mutex> lock(c->mutex);
+  const std::uint64_t before = c->snapshots_written;
+  c->snapshot_requested.store(true);
+  c->wake.notify_one();
+  c->snapshot_done.wait(lock, [&] { return c->snapshots_written > before; });
+  return c->snapshot_status;
 }
 
 CaptureStats capture_stats() {
@@ -650,6 +823,7 @@ CaptureStats capture_stats() {
     stats.records_dropped = c->buffer.dropped();
     stats.records_overwritten = c->buffer.overwritten();
     stats.strings_overflowed = c->strings.overflowed();
+    stats.records_unwritten = c->records_unwritten.load(std::memory_order_relaxed);
   }
   return stats;
 }

@@ -66,6 +66,7 @@ struct CaptureStats {
   std::uint64_t records_dropped = 0;      // stream mode, written as (lost ...)
   std::uint64_t records_overwritten = 0;  // ring mode
   std::uint64_t strings_overflowed = 0;
+  std::uint64_t records_unwritten = 0;    // stream mode, after the output closed (EPIPE)
 };
 [[nodiscard]] CaptureStats capture_stats();
 

@@ -2,6 +2,7 @@
 #include "recorder/trace_store.hpp"
 
 #include "recorder/store_schema.hpp"
+#include "recorder/store_value_check.hpp"
 
 namespace skein {
 
@@ -9,6 +10,7 @@ Result<TraceStore> TraceStore::open(const std::string& path) {
   auto db = SqliteDatabase::open_untrusted(path);
   if (!db) return db.error();
   if (Status s = check_store_schema(db.value()); !s.ok()) return s.error();
+  if (Status s = check_store_values(db.value()); !s.ok()) return s.error();
   return TraceStore(std::move(db).value());
 }
 

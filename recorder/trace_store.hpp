@@ -1,7 +1,9 @@
 // trace_store.hpp — reading a trace database (SCHEMA.md). A database made
 // elsewhere is untrusted input: open() opens it read-only with SQLite's
 // defensive settings and checks its version and schema
-// (store_schema.hpp) before anything else reads it. Then small typed
+// (store_schema.hpp), then that every id and time it holds is within the
+// format's limits (store_value_check.hpp), before anything else reads it:
+// code reading an opened store may rely on record.hpp's limits. Then small typed
 // queries give what the command line and the viewer share: meta, record
 // counts per head, threads, warnings. Other queries go through database().
 #pragma once

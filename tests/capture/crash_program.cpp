@@ -3,9 +3,14 @@
 // steps on the runtime ("step 1" ... "step STEPS", each a resolved task),
 // prints "steps done" and then, by MODE: segv (a write through a null
 // page with no access), abort, throw (an exception nobody catches), exit (a normal
-// return, for comparison), or foreign (another OS thread calls into the
-// runtime, then a normal exit). Tracing comes from SKEIN_TRACE.
+// return, for comparison), foreign (another OS thread calls into the
+// runtime, then a normal exit), or wait (waits for a signal to end it).
+// Mode phased is for a trace on the program's own standard output: its
+// reports go to standard error, "phase 1 done" after the first STEPS steps;
+// it then reads a line from standard input, runs STEPS more steps and
+// reports "steps done". Tracing comes from SKEIN_TRACE.
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -19,8 +24,8 @@
 
 namespace {
 
-void run_steps(int steps) {
-  for (int i = 1; i <= steps; ++i) {
+void run_steps(int from, int to) {
+  for (int i = from; i <= to; ++i) {
     auto [p, r] = skein::task<int>();
     p.label("step " + std::to_string(i));
     auto q = p.map([](int v) { return v + 1; });
@@ -33,11 +38,20 @@ void run_steps(int steps) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: crash_program segv|abort|throw|exit|foreign STEPS\n");
+    std::fprintf(stderr, "usage: crash_program segv|abort|throw|exit|foreign|wait|phased STEPS\n");
     return 2;
   }
   const std::string mode = argv[1];
-  run_steps(std::atoi(argv[2]));
+  const int steps = std::atoi(argv[2]);
+  run_steps(1, steps);
+  if (mode == "phased") {
+    std::fprintf(stderr, "phase 1 done\n");
+    char line[16];
+    if (std::fgets(line, sizeof line, stdin) == nullptr) return 3;
+    run_steps(steps + 1, 2 * steps);
+    std::fprintf(stderr, "steps done\n");
+    return 0;
+  }
   std::printf("steps done\n");
   std::fflush(stdout);
   if (mode == "segv") {
@@ -53,6 +67,8 @@ int main(int argc, char** argv) {
     std::thread other([] { skein::label("from a foreign thread"); });
     other.join();
     skein::label("back on the main thread");
+  } else if (mode == "wait") {
+    for (;;) pause();
   }
   return 0;
 }

@@ -17,11 +17,10 @@
 //     (request)                               putting the request on the ring;
 //   Process data was created by thread 0      the frontend's thread, created by main.
 //
-// The test named "... (needs why to follow a timer to its creator)" expects
-// the whole chain. It passes only once viewer/core/why_answer.cpp goes on
+// The whole chain needs the engine (viewer/core/why_answer.cpp) to go on
 // from a timer's expiry (a sleep resolved by the scheduler) to the sleep's
-// creation; before that, the walk stops at "root: the scheduler: a timer"
-// after the third step. The other tests hold either way.
+// creation; a walk that stopped at the timer would end at "root: the
+// scheduler: a timer" after the third step.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -117,8 +116,8 @@ Answer parse_answer(const std::string& out) {
 
 std::string q(const std::string& label) { return "\"" + label + "\""; }
 
-// The first three steps, which hold with or without the timer rule: the
-// B.read's completion back to the backend's timer.
+// The first three steps: the B.read's completion back to the backend's
+// timer.
 void check_completion_steps(const Run& run, const Answer& a) {
   REQUIRE(a.steps.size() >= 3);
   std::smatch m;
@@ -172,8 +171,7 @@ TEST_CASE("skein why on blockread: a B.read's completion goes back through the p
   check_completion_steps(run, parse_answer(r.out));
 }
 
-TEST_CASE("skein why on blockread: the whole round trip, back to the request and the B.read's creator "
-          "(needs why to follow a timer to its creator)") {
+TEST_CASE("skein why on blockread: the whole round trip, back to the request and the B.read's creator") {
   TempDir dir;
   const Run run = traced_blockread(dir, {"--requests", "4"});
   const auto r = run_process({kSkein, "why", run.trace_path, "--thread", run.bread});

@@ -68,7 +68,9 @@ TEST_CASE("every record head round-trips through writer and reader") {
       SiteRecord{kMaxSiteId, "", 99999, "std::vector<int>::push_back"},
       SpawnRecord{0, 1, 0, "task", 0},
       SpawnRecord{1, 2, 1, "bind", std::nullopt},
-      SpawnRecord{2, INT64_MAX, INT64_MIN, "some-future.kind", kMaxSiteId},
+      // The extremes of FORMAT.md's limits: ids other than the reserved
+      // -2^63, times up to kMaxTime.
+      SpawnRecord{2, INT64_MAX, kReservedThreadId + 1, "some-future.kind", kMaxSiteId},
       LabelRecord{3, 1, "B.read"},
       LabelRecord{3, 1, ""},
       LabelRecord{3, 1, "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x90\xab"},
@@ -91,7 +93,7 @@ TEST_CASE("every record head round-trips through writer and reader") {
       ReturnRecord{14, -1},
       ShouldResolveRecord{15, INT64_MAX},
       SnapshotRecord{16},
-      EndRecord{INT64_MAX},
+      EndRecord{kMaxTime},
   };
   // The list names every head: a head added to record.hpp belongs in it.
   REQUIRE(kRecordHeadCount == 17);
@@ -130,7 +132,8 @@ TEST_CASE("thousands of random records round-trip") {
       default: return static_cast<std::int64_t>(rng() % 100000);
     }
   };
-  const auto random_time = [&]() { return static_cast<TimeNs>(rng() >> 1); };
+  // 0 to 2^62 - 1: every time the format allows (kMaxTime).
+  const auto random_time = [&]() { return static_cast<TimeNs>(rng() >> 2); };
   const auto random_string = [&]() -> std::string_view {
     std::string s;
     const std::size_t n = rng() % 40;
@@ -155,7 +158,7 @@ TEST_CASE("thousands of random records round-trip") {
       case 8: records.push_back(MergeRecord{random_time(), random_int(), random_int()}); break;
       case 9: records.push_back(CounterRecord{random_time(), random_string(), random_int()}); break;
       case 10: records.push_back(IdleRecord{random_time()}); break;
-      case 11: records.push_back(GcRecord{random_time(), static_cast<std::int64_t>(rng() >> 1)}); break;
+      case 11: records.push_back(GcRecord{random_time(), static_cast<std::int64_t>(rng() >> 2)}); break;
       case 12: records.push_back(LostRecord{random_time(), static_cast<std::int64_t>(rng() % 100000)}); break;
       case 13: records.push_back(EndRecord{random_time()}); break;
       case 14: records.push_back(ReturnRecord{random_time(), random_int()}); break;

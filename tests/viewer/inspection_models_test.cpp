@@ -195,12 +195,14 @@ class InspectionModelsTest : public QObject {
     QVERIFY(!m.index(0, 1, thread).data(ThreadDetailsModel::ThreadIdRole).isValid());
 
     const QModelIndex timing = m.section_index(S::timing);
-    QCOMPARE(child_texts(m, timing, 1), (QStringList{"0 ns", "200 ns", "1.00 µs", "1.00 µs", "500 ns"}));
+    // Record times from the origin (FORMAT.md, "Times as Skein shows them"):
+    // thread 1 is spawned by the trace's first record, at 1000 ns.
+    QCOMPARE(child_texts(m, timing, 1), (QStringList{"1.00 µs", "1.20 µs", "2.00 µs", "1.00 µs", "500 ns"}));
 
     const QModelIndex read_by = m.section_index(S::read_by);
     QCOMPARE(text(m, read_by.row(), 1), QStringLiteral("2"));
     QCOMPARE(child_texts(m, read_by), (QStringList{"thread 2 (reader)", "thread 3"}));
-    QCOMPARE(child_texts(m, read_by, 1), (QStringList{"at 1.10 µs", "at 1.20 µs"}));
+    QCOMPARE(child_texts(m, read_by, 1), (QStringList{"at 2.10 µs", "at 2.20 µs"}));
     QCOMPARE(child_ids(m, read_by, ThreadDetailsModel::ThreadIdRole), (QList<qlonglong>{2, 3}));
     QCOMPARE(m.index(0, 0, read_by).data(ThreadDetailsModel::ThreadIndexRole).toUInt(), index(2));
     QCOMPARE(child_ids(m, m.section_index(S::resolved_by), ThreadDetailsModel::ThreadIdRole),
@@ -215,7 +217,7 @@ class InspectionModelsTest : public QObject {
 
     const QModelIndex edges = m.section_index(S::edges);
     QCOMPARE(child_texts(m, edges),
-             (QStringList{"0 ns", "300 ns", "500 ns", "700 ns", "1.00 µs", "1.10 µs", "1.20 µs"}));
+             (QStringList{"1.00 µs", "1.30 µs", "1.50 µs", "1.70 µs", "2.00 µs", "2.10 µs", "2.20 µs"}));
     QCOMPARE(text(m, 1, 1, edges), QStringLiteral("spawn: created thread 2 (reader)"));
     QCOMPARE(text(m, 3, 1, edges), QStringLiteral("notify: notified by the scheduler (io)"));
     QCOMPARE(child_ids(m, edges, ThreadDetailsModel::ThreadIdRole), (QList<qlonglong>{0, 2, 2, -100, 1, 2, 3}));

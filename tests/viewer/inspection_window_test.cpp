@@ -5,7 +5,7 @@
 //     same record, and the timeline draws it (pixels of the path colour
 //     where the core puts the link) and highlights its threads;
 //   - a click on a finding in the Anomalies dock changes the visible range
-//     to contain it and highlights its threads;
+//     to contain it, selects the thread it is on and names its row;
 //   - collapse toggles hide exactly the expected threads, and turning them
 //     off gives back every thread;
 //   - search: typing finds, Return steps to the next match, which gets
@@ -268,8 +268,12 @@ class InspectionWindowTest : public QObject {
     const int index = finding.data(AnomalyModel::AnomalyIndexRole).toInt();
     const TimelineAnomaly& clicked = full().anomalies[std::size_t(index)];
     QVERIFY(double(clicked.time) >= t0 && double(clicked.time) <= t1);
-    const std::vector<ThreadId> marks = highlighted_ids();
-    QVERIFY(std::find(marks.begin(), marks.end(), full().threads[std::size_t(clicked.thread)].id) != marks.end());
+    // The thread the finding is on is selected, alone, and its row named.
+    const ThreadId on = full().threads[std::size_t(clicked.thread)].id;
+    QCOMPARE(inspection_->selected_id(), std::optional<ThreadId>(on));
+    QCOMPARE(timeline_->view().selected_chain.size(), std::size_t(1));
+    QVERIFY(!timeline_->view().notes.empty());
+    QCOMPARE(timeline_->view().notes.front().thread, shown(on));
   }
 
   void search_finds_steps_and_highlights() {

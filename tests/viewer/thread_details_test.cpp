@@ -58,9 +58,11 @@ TEST_CASE("thread details: identity, site, outcome and times", "[details]") {
   CHECK(d.outcome == ThreadOutcome::fail);
   CHECK(d.failure == "boom");
   CHECK(d.merged_into == -1);
-  CHECK(d.created == 0);
-  CHECK(d.first_run == 200);
-  CHECK(d.resolved == 1000);
+  // Record times, from the origin (FORMAT.md, "Times as Skein shows them"):
+  // the trace's own TIMEs, not offsets from its first record at 1000.
+  CHECK(d.created == 1000);
+  CHECK(d.first_run == 1200);
+  CHECK(d.resolved == 2000);
   CHECK(d.lifetime == 1000);
   CHECK(d.run_time == 500);
 
@@ -68,8 +70,8 @@ TEST_CASE("thread details: identity, site, outcome and times", "[details]") {
   CHECK_FALSE(four.has_site);
   CHECK(four.outcome == ThreadOutcome::pending);
   CHECK(four.merged_into == 5);
-  CHECK(four.created == 1600);
-  CHECK(four.first_run == 1680);
+  CHECK(four.created == 2600);
+  CHECK(four.first_run == 2680);
   CHECK_FALSE(four.resolved);
   CHECK(four.lifetime == 2400);  // to the trace's end, 5000
   CHECK(four.run_time == 20);
@@ -90,14 +92,14 @@ TEST_CASE("thread details: waits on, read by, resolved by, notified by", "[detai
   Loaded l;
   const ThreadDetails one = thread_details(*l.data, l.index(1));
   CHECK(l.relations(one.waits_on).empty());
-  CHECK(l.relations(one.read_by) == "2@1100x1 3@1200x1 ");
-  CHECK(l.relations(one.resolved_by) == "1@1000x1 ");
-  CHECK(l.relations(one.notified_by) == "-@700x1 ");
+  CHECK(l.relations(one.read_by) == "2@2100x1 3@2200x1 ");
+  CHECK(l.relations(one.resolved_by) == "1@2000x1 ");
+  CHECK(l.relations(one.notified_by) == "-@1700x1 ");
   const ThreadDetails two = thread_details(*l.data, l.index(2));
-  CHECK(l.relations(two.waits_on) == "1@500x1 ");
+  CHECK(l.relations(two.waits_on) == "1@1500x1 ");
   CHECK(two.read_by.empty());
   CHECK(two.resolved_by.empty());
-  CHECK(l.relations(thread_details(*l.data, l.index(3)).resolved_by) == "3@1300x1 ");
+  CHECK(l.relations(thread_details(*l.data, l.index(3)).resolved_by) == "3@2300x1 ");
 }
 
 TEST_CASE("thread details: its edges, in time order, seen from the thread", "[details]") {
@@ -108,13 +110,13 @@ TEST_CASE("thread details: its edges, in time order, seen from the thread", "[de
     listed += std::to_string(e.time) + " " + std::string(edge_kind_name(e.kind)) + (e.outgoing ? " out " : " in ") +
               describe_thread_edge(*l.data, e) + "\n";
   CHECK(listed ==
-        "0 spawn in created by thread 0\n"
-        "300 spawn out created thread 2 (reader)\n"
-        "500 wait in waited on by thread 2 (reader)\n"
-        "700 notify in notified by the scheduler (io)\n"
-        "1000 resolve in resolved by thread 1 (poll)\n"
-        "1100 read in read by thread 2 (reader)\n"
-        "1200 read in read by thread 3\n");
+        "1000 spawn in created by thread 0\n"
+        "1300 spawn out created thread 2 (reader)\n"
+        "1500 wait in waited on by thread 2 (reader)\n"
+        "1700 notify in notified by the scheduler (io)\n"
+        "2000 resolve in resolved by thread 1 (poll)\n"
+        "2100 read in read by thread 2 (reader)\n"
+        "2200 read in read by thread 3\n");
   CHECK(d.edges[3].reason == "io");
   CHECK(d.edges[3].other == -1);
   CHECK(d.edges[1].other == static_cast<std::int32_t>(l.index(2)));
@@ -127,37 +129,37 @@ TEST_CASE("thread details: the copied text", "[details]") {
         "  kind: task\n"
         "  site: src/poll.cpp:41 (poll_loop)\n"
         "  outcome: fail: boom\n"
-        "  created: 0 ns\n"
-        "  first run: 200 ns\n"
-        "  resolved: 1.00 µs\n"
+        "  created: 1.00 µs\n"
+        "  first run: 1.20 µs\n"
+        "  resolved: 2.00 µs\n"
         "  lifetime: 1.00 µs\n"
         "  run time: 500 ns\n"
         "Parent chain: thread 0\n"
         "Children: thread 2 (reader)\n"
         "Waits on: (none)\n"
         "Read by:\n"
-        "  thread 2 (reader) at 1.10 µs\n"
-        "  thread 3 at 1.20 µs\n"
+        "  thread 2 (reader) at 2.10 µs\n"
+        "  thread 3 at 2.20 µs\n"
         "Resolved by:\n"
-        "  thread 1 (poll) at 1.00 µs\n"
+        "  thread 1 (poll) at 2.00 µs\n"
         "Notified by:\n"
-        "  the scheduler at 700 ns\n"
+        "  the scheduler at 1.70 µs\n"
         "Edges:\n"
-        "  0 ns  spawn  created by thread 0\n"
-        "  300 ns  spawn  created thread 2 (reader)\n"
-        "  500 ns  wait  waited on by thread 2 (reader)\n"
-        "  700 ns  notify  notified by the scheduler (io)\n"
-        "  1.00 µs  resolve  resolved by thread 1 (poll)\n"
-        "  1.10 µs  read  read by thread 2 (reader)\n"
-        "  1.20 µs  read  read by thread 3\n");
+        "  1.00 µs  spawn  created by thread 0\n"
+        "  1.30 µs  spawn  created thread 2 (reader)\n"
+        "  1.50 µs  wait  waited on by thread 2 (reader)\n"
+        "  1.70 µs  notify  notified by the scheduler (io)\n"
+        "  2.00 µs  resolve  resolved by thread 1 (poll)\n"
+        "  2.10 µs  read  read by thread 2 (reader)\n"
+        "  2.20 µs  read  read by thread 3\n");
   CHECK(thread_details_text(*l.data, l.index(4)) ==
         "thread 4\n"
         "  kind: task\n"
         "  site: -\n"
         "  outcome: pending\n"
         "  merged into: thread 5\n"
-        "  created: 1.60 µs\n"
-        "  first run: 1.68 µs\n"
+        "  created: 2.60 µs\n"
+        "  first run: 2.68 µs\n"
         "  resolved: pending at the end\n"
         "  lifetime: 2.40 µs\n"
         "  run time: 20 ns\n"
@@ -168,7 +170,7 @@ TEST_CASE("thread details: the copied text", "[details]") {
         "Resolved by: (none)\n"
         "Notified by: (none)\n"
         "Edges:\n"
-        "  1.60 µs  spawn  created by thread 0\n");
+        "  2.60 µs  spawn  created by thread 0\n");
   CHECK(thread_details_text(*l.data, l.index(3)).find("Parent chain: thread 0 > thread 1 (poll) > thread 2 (reader)\n") !=
         std::string::npos);
   // Out of range: nothing, not a crash.

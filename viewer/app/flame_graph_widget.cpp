@@ -136,9 +136,8 @@ std::int32_t FlameGraphWidget::frame_at(QPointF pos) const {
 QString FlameGraphWidget::header_text() const {
   const FlameGraph& g = graph();
   if (!data_) return tr("Flame graph: no trace");
-  const double first = static_cast<double>(data_->first_time);
   QString line = tr("Run time by label ancestry, %1 to %2 (%3): %4 of run time")
-                     .arg(duration(std::llround(t0_ - first)), duration(std::llround(t1_ - first)),
+                     .arg(duration(std::llround(t0_)), duration(std::llround(t1_)),
                           duration(std::llround(t1_ - t0_)), duration(g.total()));
   const std::int32_t f = focus();
   if (f != 0) line += tr(" — zoomed into %1 (Backspace: back, Esc: all)").arg(joined(g.path_of(f)));

@@ -17,13 +17,13 @@
 #include "viewer/app/timeline_widget.hpp"
 #include "viewer/app/trace_analysis.hpp"
 #include "viewer/app/why_dock.hpp"
+#include "viewer/core/finding_focus.hpp"
 #include "viewer/core/thread_details.hpp"
 
 namespace skein {
 namespace {
 
 // The window a finding is shown in (or the whole trace when shorter).
-constexpr double kAnomalyWindowNs = 40e3;
 // The narrowest window a Why? step is shown in.
 constexpr double kStepWindowNs = 40e3;
 
@@ -136,7 +136,6 @@ void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
   filter_.min_duration = 0;
   summary_marks_.clear();
   search_marks_.clear();
-  anomaly_marks_.clear();
   path_marks_.clear();
   current_match_.reset();
   derive_shown();
@@ -167,6 +166,8 @@ void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> 
   anomalies_->set_linting(false);
   if (!error.isEmpty()) {
     anomalies_->set_error(error);
+    finding_to_show_.reset();
+    emit findings_settled();
     return;
   }
   if (ran) {
@@ -205,8 +206,9 @@ void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> 
   if (finding_to_show_) {
     const std::int64_t n = *finding_to_show_;
     finding_to_show_.reset();
-    show_finding(n);
+    if (!show_finding(n)) emit finding_not_found(n);
   }
+  emit findings_settled();
 }
 
 bool Inspection::show_finding(std::int64_t number) {
@@ -295,43 +297,42 @@ std::vector<std::uint32_t> Inspection::shown_indexes(const std::vector<ThreadId>
 void Inspection::go_to_thread(ThreadId id) {
   const auto i = shown_index(id);
   if (!i || !shown_) return;
-  const TimelineThread& t = shown_->threads[*i];
-  const TimelineViewState& v = timeline_->view();
-  const double t0 = v.mapping.t_of(0), t1 = v.mapping.t_of(timeline_->width());
-  const double width = t1 - t0;
-  if (double(t.start) > t1 || double(t.end) < t0) {
-    // Keep the zoom; centre on the thread's start, or on the thread when
-    // it fits.
-    const double length = double(t.end - t.start);
-    const double centre = length < width * 0.8 ? double(t.start) + length / 2 : double(t.start) + width * 0.3;
-    timeline_->show_window(centre - width / 2, centre + width / 2);
-  }
+  // Selects (one selection_changed), moves or zooms the window to the
+  // thread when it is out of view or too thin to see, scrolls to its row.
   navigating_ = true;
-  timeline_->select(*i);
+  timeline_->reveal_thread(*i);
   navigating_ = false;
-  timeline_->scroll_to_row(shown_->threads[*i].row);
 }
 
 void Inspection::show_anomaly(int index) {
-  if (!full_ || index < 0 || static_cast<std::size_t>(index) >= full_->anomalies.size()) return;
+  if (!full_ || !shown_ || index < 0 || static_cast<std::size_t>(index) >= full_->anomalies.size()) return;
   const TimelineAnomaly& a = full_->anomalies[static_cast<std::size_t>(index)];
-  // A few tens of µs around the record: the turn that acted, readable.
-  const double width = std::min(kAnomalyWindowNs, std::max(1000.0, double(full_->end_time - full_->first_time)));
-  timeline_->show_window(double(a.time) - width / 2, double(a.time) + width / 2);
-  anomaly_marks_.clear();
-  for (std::int32_t t : {a.thread, a.from, a.suspect})
-    if (t >= 0) anomaly_marks_.push_back(full_->threads[static_cast<std::size_t>(t)].id);
+  // The finding as the shown view holds it (a filtered view has its own
+  // indexes), then its focus: the turn that acted, a few tens of µs
+  // around it, only its edges, the suspect named (finding_focus.hpp).
+  const TimelineAnomaly* shown = &a;
+  if (filtered_) {
+    shown = nullptr;
+    for (const TimelineAnomaly& s : shown_->anomalies)
+      if (s.time == a.time && s.number == a.number && s.rule == a.rule) shown = &s;
+  }
+  if (const std::optional<FindingFocus> focus = shown ? focus_on_finding(*shown_, *shown) : std::nullopt) {
+    navigating_ = true;
+    timeline_->show_focus(*focus);
+    navigating_ = false;
+  } else {
+    const double width = std::min(kFindingWindowNs, std::max(1000.0, double(full_->end_time - full_->first_time)));
+    timeline_->show_window(double(a.time) - width / 2, double(a.time) + width / 2);
+  }
   if (a.thread >= 0) {
     const ThreadId id = full_->threads[static_cast<std::size_t>(a.thread)].id;
-    if (auto i = shown_index(id)) {
-      navigating_ = true;
-      timeline_->select(*i);
-      navigating_ = false;
-      timeline_->scroll_to_row(shown_->threads[*i].row);
-    }
-    // Why? at the finding's record, not at the thread's end.
+    // Why? at the finding's record, not at the thread's end, answered now:
+    // the finding is a question about that record.
     if (a.event > 0) why_->set_subject_record(id, a.event, a.time);
     else why_->set_subject(id, a.time);
+    for (QDockWidget* dock : docks_)
+      if (dock->widget() == why_) dock->raise();
+    why_->ask(CausalDirection::why);
   }
   refresh_marks();
 }
@@ -362,7 +363,6 @@ void Inspection::refresh_marks() {
   if (!shown_) return;
   std::vector<ThreadId> ids = summary_marks_;
   ids.insert(ids.end(), search_marks_.begin(), search_marks_.end());
-  ids.insert(ids.end(), anomaly_marks_.begin(), anomaly_marks_.end());
   ids.insert(ids.end(), path_marks_.begin(), path_marks_.end());
   timeline_->set_highlight(shown_indexes(ids));
   timeline_->set_current_match(current_match_ ? shown_index(*current_match_) : std::nullopt);

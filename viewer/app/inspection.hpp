@@ -16,11 +16,12 @@
 //   timeline selection  -> details, Why? subject
 //   details / Why? step -> select that thread on the timeline (and show it)
 //   Why? path           -> bold links on the timeline, its threads highlighted
-//   anomaly click       -> the window zooms to the finding (tens of µs
-//                          around it); the thread that acted, the one that
-//                          had control and the suspect are highlighted;
-//                          Why? is asked at the finding's record; hidden
-//                          rules are not drawn
+//   anomaly click       -> the timeline opens the finding's focus
+//                          (finding_focus.hpp: tens of µs around the turn
+//                          that acted, that turn and its edges selected,
+//                          the suspect named on its row); Why? is asked at
+//                          the finding's record and its dock raised;
+//                          hidden rules are not drawn
 //   lints on open       -> the trace's analysis (trace_analysis.hpp) lints
 //                          a trace never linted after its first frame; its
 //                          findings become the markers and the Anomalies
@@ -89,8 +90,8 @@ class Inspection : public QObject {
   // Selects `id` on the timeline, scrolls to its row and, when it is not in
   // the window, moves the window to it (zooming out when needed).
   void go_to_thread(ThreadId id);
-  // Zooms the timeline to the finding data.anomalies[index] (a margin on
-  // each side) and highlights its threads.
+  // Opens the finding data.anomalies[index] on the timeline (its focus)
+  // and asks Why? at its record.
   void show_anomaly(int index);
   // Shows the finding numbered `number` (`skein lint`'s #N); when the
   // lints are still running, once they are done. False when the trace has
@@ -117,6 +118,11 @@ class Inspection : public QObject {
  signals:
   // The shown view changed (a toggle): the window updates its status.
   void filter_changed();
+  // The lints' results for the open trace are in (or failed), and a
+  // finding asked for with show_finding() while they ran has been shown.
+  void findings_settled();
+  // show_finding() asked, while the lints ran, for a number they did not find.
+  void finding_not_found(qint64 number);
 
  private:
   // shown_ (and filtered_) from full_ through filter_.
@@ -153,7 +159,6 @@ class Inspection : public QObject {
   // What each source highlights, by id.
   std::vector<ThreadId> summary_marks_;
   std::vector<ThreadId> search_marks_;
-  std::vector<ThreadId> anomaly_marks_;
   std::vector<ThreadId> path_marks_;
   std::optional<ThreadId> current_match_;
   bool navigating_ = false;  // a selection made by go_to_thread, not a click

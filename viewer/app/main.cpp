@@ -1,7 +1,15 @@
 // main.cpp — skein-view, the Skein timeline viewer:
-// `skein-view [TRACE|DB] [--from T] [--to T] [--select ID [--why]]`.
-// Everything happens in MainWindow; this file only reads the command line,
-// makes the application and opens the file named there.
+// `skein-view [TRACE|DB] [--from T] [--to T] [--select ID [--why]]
+// [--finding N] [--export-view FILE.png|FILE.svg]`. Everything happens in
+// MainWindow; this file only reads the command line, makes the application
+// and opens the file named there.
+//
+// --export-view is the viewer run as a script: it opens the trace as a
+// user would, waits for the lints (and, with --finding, for the finding to
+// open and Why? to answer), writes the timeline as it then looks (File ▸
+// Export View) and exits: 0 written, 1 the trace could not be opened,
+// 2 a usage error, no such finding, or the file could not be written. It
+// needs no display: without one it draws offscreen.
 //
 // --help, --version and the check for a display come before any window
 // system: they run under a QCoreApplication, which needs no platform
@@ -16,7 +24,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "viewer/app/inspection.hpp"
 #include "viewer/app/main_window.hpp"
+#include "viewer/app/why_dock.hpp"
 #include "viewer/core/units.hpp"
 
 namespace {
@@ -50,6 +60,15 @@ bool has_display(int argc, char** argv) {
 #endif
 }
 
+// True when the arguments ask for --export-view (before any `--`).
+bool asks_for_export(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--") == 0) return false;
+    if (std::strcmp(argv[i], "--export-view") == 0 || std::strncmp(argv[i], "--export-view=", 14) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,18 +81,30 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   parser.addPositionalArgument(QStringLiteral("TRACE|DB"), QStringLiteral("A trace (any format) or a trace database."));
   const QCommandLineOption from(QStringLiteral("from"),
-                                QStringLiteral("Show from T after the first record (125ms, 1.5s, 300us, 42ns)."),
+                                QStringLiteral("Show from record time T, as the ruler reads it (125ms, 1.5s, 300us, 42ns)."),
                                 QStringLiteral("T"));
-  const QCommandLineOption to(QStringLiteral("to"), QStringLiteral("Show until T after the first record."),
+  const QCommandLineOption to(QStringLiteral("to"), QStringLiteral("Show until record time T."),
                               QStringLiteral("T"));
   const QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select the thread with this id."),
                                   QStringLiteral("ID"));
   const QCommandLineOption why(QStringLiteral("why"),
                                QStringLiteral("With --select: show why it acted (the Why? panel and the path)."));
+  const QCommandLineOption finding(QStringLiteral("finding"),
+                                   QStringLiteral("Open lint finding #N (skein lint numbers them) once the lints are done."),
+                                   QStringLiteral("N"));
+  const QCommandLineOption export_view(
+      QStringLiteral("export-view"),
+      QStringLiteral("Write the timeline, once the trace is open and linted, to FILE.png or FILE.svg, and exit."),
+      QStringLiteral("FILE"));
   parser.addOption(from);
   parser.addOption(to);
   parser.addOption(select);
   parser.addOption(why);
+  parser.addOption(finding);
+  parser.addOption(export_view);
+  // An export needs no window system: draw offscreen when there is none.
+  if (!asks_for_text(argc, argv) && !has_display(argc, argv) && asks_for_export(argc, argv))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
   if (asks_for_text(argc, argv) || !has_display(argc, argv)) {
     QCoreApplication text_only(argc, argv);
     parser.process(text_only);  // prints the help, the version or a usage error, and exits
@@ -108,12 +139,69 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "skein-view: --why needs --select ID\n");
     return 2;
   }
+  std::optional<std::int64_t> finding_number;
+  if (parser.isSet(finding)) {
+    bool ok = false;
+    finding_number = parser.value(finding).toLongLong(&ok);
+    if (!ok || *finding_number < 1) {
+      std::fprintf(stderr, "skein-view: --finding takes a finding's number (1, 2, ...)\n");
+      return 2;
+    }
+  }
+  const QString export_path = parser.value(export_view);
+  if (parser.isSet(export_view)) {
+    if (!export_path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive) &&
+        !export_path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+      std::fprintf(stderr, "skein-view: --export-view takes a .png or .svg file\n");
+      return 2;
+    }
+    if (parser.positionalArguments().isEmpty()) {
+      std::fprintf(stderr, "skein-view: --export-view needs a TRACE or DB to open\n");
+      return 2;
+    }
+  }
   skein::MainWindow main_window;
   main_window.resize(1600, 900);
   main_window.show();
+  // The export, once everything the user would wait for is there: the
+  // lints' results (and the finding opened), and Why?'s answer.
+  struct Export {
+    bool settled = false;
+    bool done = false;
+  } state;
+  const auto finish = [&state](int code) {
+    state.done = true;
+    QMetaObject::invokeMethod(qApp, [code] { QCoreApplication::exit(code); }, Qt::QueuedConnection);
+  };
+  const auto try_export = [&] {
+    if (state.done || !state.settled || main_window.inspection()->why()->loading()) return;
+    const skein::Status s = main_window.write_view(export_path);
+    if (!s.ok()) {
+      std::fprintf(stderr, "skein-view: %s\n", s.error().to_string().c_str());
+      finish(2);
+      return;
+    }
+    std::printf("%s\n", qPrintable(export_path));
+    std::fflush(stdout);
+    finish(0);
+  };
+  if (parser.isSet(export_view)) {
+    main_window.set_batch(true);
+    QObject::connect(&main_window, &skein::MainWindow::load_finished, [&](bool ok) {
+      if (!ok) finish(1);
+    });
+    QObject::connect(&main_window, &skein::MainWindow::finding_missing, [&](qint64) { finish(2); });
+    QObject::connect(main_window.inspection(), &skein::Inspection::findings_settled, [&] {
+      state.settled = true;
+      QMetaObject::invokeMethod(qApp, try_export, Qt::QueuedConnection);
+    });
+    QObject::connect(main_window.inspection()->why(), &skein::WhyDock::path_changed,
+                     [&] { QMetaObject::invokeMethod(qApp, try_export, Qt::QueuedConnection); });
+  }
   if (!parser.positionalArguments().isEmpty()) {
     main_window.set_initial_window(window[0], window[1]);
     main_window.set_initial_selection(selected, parser.isSet(why));
+    main_window.set_initial_finding(finding_number);
     main_window.open(parser.positionalArguments().first());
   }
   return QApplication::exec();

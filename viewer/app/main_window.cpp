@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <cstdio>
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
@@ -50,6 +51,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   column->addWidget(inspection_->central(), 1);
   setCentralWidget(central);
   connect(inspection_, &Inspection::filter_changed, this, &MainWindow::update_status);
+  connect(inspection_, &Inspection::finding_not_found, this,
+          [this](qint64 number) { report_missing_finding(number); });
   connect(timeline_, &TimelineWidget::context_requested, this, &MainWindow::show_context_menu);
   status_ = new QLabel(this);
   statusBar()->addWidget(status_, 1);
@@ -252,8 +255,9 @@ void MainWindow::on_loaded(quint64 job, std::shared_ptr<const TimelineData> load
   }
   if (initial_from_ || initial_to_) {
     const TimelineData& d = *timeline_->data();
-    const double from = double(d.first_time + initial_from_.value_or(0));
-    const double to = initial_to_ ? double(d.first_time + *initial_to_) : double(d.end_time);
+    // Record times, as the ruler reads them; --from alone starts there.
+    const double from = initial_from_ ? double(*initial_from_) : double(d.first_time);
+    const double to = initial_to_ ? double(*initial_to_) : double(d.end_time);
     timeline_->show_window(from, std::max(to, from + 1));
     initial_from_.reset();
     initial_to_.reset();
@@ -267,6 +271,11 @@ void MainWindow::on_loaded(quint64 job, std::shared_ptr<const TimelineData> load
     }
     initial_select_.reset();
   }
+  if (initial_finding_) {
+    const std::int64_t n = *initial_finding_;
+    initial_finding_.reset();
+    if (!inspection_->show_finding(n)) report_missing_finding(n);
+  }
   timeline_->setFocus();
   update_status();
   emit load_finished(true);
@@ -276,15 +285,29 @@ void MainWindow::on_failed(quint64 job, const QString& message, bool cancelled) 
   if (job != job_) return;
   reloading_.reset();
   if (progress_) progress_->deleteLater();
-  if (!cancelled) QMessageBox::critical(this, QStringLiteral("Cannot open the trace"), message);
+  if (!cancelled) {
+    if (batch_) std::fprintf(stderr, "skein-view: %s\n", qPrintable(message));
+    else QMessageBox::critical(this, QStringLiteral("Cannot open the trace"), message);
+  }
   emit load_finished(false);
 }
 
-bool MainWindow::export_view(const QString& path, bool quiet) {
+Status MainWindow::write_view(const QString& path) const {
   const TimelineData* d = timeline_->data();
-  Status s = d ? write_timeline_view(*d, timeline_->view(), timeline_->width(), timeline_->height(), path.toStdString())
-               : Status(file_error(path.toStdString(), "no trace is open"));
-  if (!s.ok() && !quiet)
+  return d ? write_timeline_view(*d, timeline_->view(), timeline_->width(), timeline_->height(), path.toStdString())
+           : Status(file_error(path.toStdString(), "no trace is open"));
+}
+
+void MainWindow::report_missing_finding(std::int64_t number) {
+  const QString text = QStringLiteral("This trace has no finding #%1 (skein lint numbers them).").arg(number);
+  if (batch_) std::fprintf(stderr, "skein-view: no finding #%lld (skein lint numbers them)\n", static_cast<long long>(number));
+  else statusBar()->showMessage(text, 10000);
+  emit finding_missing(number);
+}
+
+bool MainWindow::export_view(const QString& path, bool quiet) {
+  const Status s = write_view(path);
+  if (!s.ok() && !quiet && !batch_)
     QMessageBox::critical(this, QStringLiteral("Cannot export the view"), QString::fromStdString(s.error().to_string()));
   return s.ok();
 }
@@ -343,8 +366,8 @@ void MainWindow::update_status() {
     return;
   }
   const TimelineViewState& v = timeline_->view();
-  const double t0 = v.mapping.t_of(0) - double(d->first_time);
-  const double t1 = v.mapping.t_of(timeline_->width()) - double(d->first_time);
+  const double t0 = v.mapping.t_of(0);
+  const double t1 = v.mapping.t_of(timeline_->width());
   QString text = QStringLiteral("%1   ·   %L2 threads   ·   window %3 – %4 (%5)")
                      .arg(QFileInfo(current_path_).fileName())
                      .arg(d->threads.size())

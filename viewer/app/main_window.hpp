@@ -58,8 +58,9 @@ class MainWindow : public QMainWindow {
   void reload();
   [[nodiscard]] QString current_path() const { return current_path_; }
   [[nodiscard]] TraceNoticeBar* trace_notice() const { return notice_; }
-  // After the next load, show [from, to] (ns since the first record)
-  // instead of the whole trace: `skein-view TRACE --from T --to T`.
+  // After the next load, show [from, to] (record times, ns from the
+  // trace's origin) instead of the whole trace: `skein-view TRACE --from T
+  // --to T`.
   void set_initial_window(std::optional<std::int64_t> from, std::optional<std::int64_t> to) {
     initial_from_ = from;
     initial_to_ = to;
@@ -70,11 +71,18 @@ class MainWindow : public QMainWindow {
     initial_select_ = id;
     initial_why_ = why;
   }
+  // After the next load, open lint finding #N once the lints are done
+  // (Inspection::show_finding): `skein-view TRACE --finding N`.
+  void set_initial_finding(std::optional<std::int64_t> number) { initial_finding_ = number; }
+  // Batch use (`--export-view`): errors go to stderr, never to a dialog.
+  void set_batch(bool on) { batch_ = on; }
   [[nodiscard]] TimelineWidget* timeline() const { return timeline_; }
   [[nodiscard]] Inspection* inspection() const { return inspection_; }
   // File ▸ Export View: writes the timeline as shown, PNG or SVG by the
   // name's extension; false (with a message box unless quiet) on failure.
   bool export_view(const QString& path, bool quiet = false);
+  // The same, its error returned (naming the file).
+  [[nodiscard]] Status write_view(const QString& path) const;
   // Edit ▸ Copy Details: the selected thread's details to the clipboard.
   void copy_details();
   // View ▸ Panels ▸ Reset Layout: the docks as a first start shows them.
@@ -84,6 +92,8 @@ class MainWindow : public QMainWindow {
  signals:
   // After a load finished (or failed) and the window shows its outcome.
   void load_finished(bool ok);
+  // --finding N named a number the trace's lints do not have.
+  void finding_missing(qint64 number);
   // The notice about the loaded trace is known ("" when it is complete).
   void notice_ready(const QString& text);
 
@@ -99,6 +109,7 @@ class MainWindow : public QMainWindow {
   void remember(const QString& path);
   void rebuild_recent_menu();
   void update_status();
+  void report_missing_finding(std::int64_t number);
   void read_notice(quint64 job, const std::string& database);
 
   void show_context_menu(std::uint32_t thread, QPoint global);
@@ -116,6 +127,8 @@ class MainWindow : public QMainWindow {
   std::optional<std::int64_t> initial_from_, initial_to_;
   std::optional<ThreadId> initial_select_;
   bool initial_why_ = false;
+  std::optional<std::int64_t> initial_finding_;
+  bool batch_ = false;
   // What reload() keeps for the load it started.
   struct Reloading {
     double from = 0, to = 0;  // the window, ns (the store's times)

@@ -91,7 +91,7 @@ QString SubsecondHeatmapWidget::tooltip_at(QPointF pos) const {
   const auto unit = static_cast<double>(map_.unit_ns());
   const TimeNs column_start = map_.first_time() + cell->column * map_.unit_ns();
   return tr("%1 + %2 to %3: busy %4% (run time %5)")
-      .arg(text(format_ruler_time(static_cast<double>(column_start - map_.first_time()), unit)),
+      .arg(text(format_ruler_time(static_cast<double>(column_start), unit)),
            text(format_duration_ns(r.t0 - column_start)), text(format_duration_ns(r.t1 - column_start)),
            QString::number(std::lround(map_.busy(*cell) * 100)), text(format_duration_ns(map_.run_ns(*cell))));
 }
@@ -126,12 +126,14 @@ void SubsecondHeatmapWidget::paintEvent(QPaintEvent*) {
   for (int r = 0; r < g.rows; r += 10)
     p.drawText(QRectF(0, g.y_of(r) - 1, kLeft - 6, 14), Qt::AlignRight | Qt::AlignTop,
                text(format_ruler_time(r * cell, 10 * cell)));
-  // Column labels: every 1, 2, 5, 10, ... columns, at least 48 px apart.
+  // Column labels: every 1, 2, 5, 10, ... columns, at least 48 px apart;
+  // each column's start as a record time, as the timeline's ruler reads.
   const int step = label_step(g.cell_w, 48);
   const auto unit = static_cast<double>(map_.unit_ns());
+  const auto first_column = static_cast<double>(map_.first_time());
   for (int c = 0; c < g.columns; c += step)
     p.drawText(QRectF(g.x_of(c) + 1, g.top + g.rows * g.cell_h + 2, 60, kBottom - 2), Qt::AlignLeft | Qt::AlignTop,
-               text(format_ruler_time(c * unit, step * unit)));
+               text(format_ruler_time(first_column + c * unit, step * unit)));
 
   // The selection: each column's selected cells outlined.
   if (selection_) {

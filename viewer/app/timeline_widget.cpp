@@ -17,9 +17,8 @@
 namespace skein {
 namespace {
 
-QString relative(const TimelineData& d, TimeNs t) {
-  return QString::fromStdString(format_duration_ns(t - d.first_time));
-}
+// A record time as the user reads it everywhere: from the trace's origin.
+QString record_time(TimeNs t) { return QString::fromStdString(format_duration_ns(t)); }
 
 }  // namespace
 
@@ -158,6 +157,20 @@ void TimelineWidget::reveal_thread(std::uint32_t index) {
   // Its row may have been folded in an unchanged window.
   if (!view_.slot_of(t.row)) changed();
   scroll_to_row(t.row);
+  emit selection_changed();
+}
+
+void TimelineWidget::show_focus(const FindingFocus& focus) {
+  if (!data_ || focus.thread >= data_->threads.size()) return;
+  // Selected first, so that the refold of the new window keeps its rows.
+  view_.select_turn(*data_, focus);
+  TimeMapping m = TimeMapping::fitted(focus.window.from, focus.window.to, width());
+  limit_window(m, trace_window(), width(), width() / 2.0);
+  apply_window(m, WindowGesture::once);  // refolds, keeping the named rows
+  std::vector<std::int32_t> rows;
+  for (const FocusLabel& l : view_.notes) rows.push_back(data_->threads[l.thread].row);
+  view_.show_rows(rows, geometry_now().visible_rows());
+  rows_changed();
   emit selection_changed();
 }
 
@@ -383,7 +396,7 @@ QString TimelineWidget::tooltip_at(QPointF pos) const {
     const double x = view_.mapping.x_of(double(a.time)), y = g.line_y(*slot, view_.row_offset);
     if (std::fabs(x - pos.x()) <= 7 && std::fabs(y - pos.y()) <= 8)
       return QStringLiteral("<b>%1</b> at %2<br>%3")
-          .arg(QString::fromStdString(a.rule).toHtmlEscaped(), relative(d, a.time),
+          .arg(QString::fromStdString(a.rule).toHtmlEscaped(), record_time(a.time),
                QString::fromStdString(a.message).toHtmlEscaped());
   }
   // A notify arrow: its reason.
@@ -403,7 +416,7 @@ QString TimelineWidget::tooltip_at(QPointF pos) const {
                       .arg(QLatin1String(kNames[static_cast<int>(e.kind)]))
                       .arg(d.threads[static_cast<std::size_t>(e.src)].id)
                       .arg(d.threads[static_cast<std::size_t>(e.dst)].id)
-                      .arg(relative(d, e.time));
+                      .arg(record_time(e.time));
     if (e.kind == EdgeKind::notify && e.text != 0)
       tip += QStringLiteral("<br>reason: %1").arg(QString::fromStdString(d.text(e.text)).toHtmlEscaped());
     return tip;
@@ -420,14 +433,14 @@ QString TimelineWidget::tooltip_at(QPointF pos) const {
                     QString::fromStdString(site->file).toHtmlEscaped())
                .arg(site->line);
   if (t.parent >= 0) tip += QStringLiteral("<br>parent: #%1").arg(t.parent);
-  tip += QStringLiteral("<br>created: %1").arg(relative(d, t.start));
+  tip += QStringLiteral("<br>created: %1").arg(record_time(t.start));
   switch (t.outcome) {
-    case ThreadOutcome::pending: tip += QStringLiteral("<br>pending at the end (%1)").arg(relative(d, t.end)); break;
-    case ThreadOutcome::ok: tip += QStringLiteral("<br>resolved: %1, ok").arg(relative(d, t.end)); break;
-    case ThreadOutcome::cancel: tip += QStringLiteral("<br>cancelled: %1").arg(relative(d, t.end)); break;
+    case ThreadOutcome::pending: tip += QStringLiteral("<br>pending at the end (%1)").arg(record_time(t.end)); break;
+    case ThreadOutcome::ok: tip += QStringLiteral("<br>resolved: %1, ok").arg(record_time(t.end)); break;
+    case ThreadOutcome::cancel: tip += QStringLiteral("<br>cancelled: %1").arg(record_time(t.end)); break;
     case ThreadOutcome::fail:
       tip += QStringLiteral("<br><span style='color:#dc2626'>failed: %1 — %2</span>")
-                 .arg(relative(d, t.end), QString::fromStdString(d.text(t.failure)).toHtmlEscaped());
+                 .arg(record_time(t.end), QString::fromStdString(d.text(t.failure)).toHtmlEscaped());
       break;
   }
   tip += QStringLiteral("<br>lifetime: %1").arg(QString::fromStdString(format_duration_ns(t.end - t.start)));

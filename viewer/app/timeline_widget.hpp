@@ -91,6 +91,10 @@ class TimelineWidget : public QWidget {
   // the window moved. The search, the Thread dock and the Why? steps call
   // this to go to a thread.
   void reveal_thread(std::uint32_t index);
+  // Opens a finding (finding_focus.hpp): its window (one step of the zoom
+  // history), its turn selected with only its edges, its rows named and
+  // scrolled into view.
+  void show_focus(const FindingFocus& focus);
   void select(std::optional<std::uint32_t> thread);
   void set_folding(RowFolding folding);
   // Scrolls so that `row` is shown (unfolding nothing); false when folded.

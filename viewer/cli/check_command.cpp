@@ -2,7 +2,9 @@
 // prints what it holds (records per head, threads, time span) with every
 // error and warning as FILE:LINE:COL.
 //
-// The report goes to standard output, diagnostics to standard error. Exit 0
+// The report goes to standard output, diagnostics to standard error, the
+// trace's text in both through terminal_text() (viewer/core/output_escape.hpp)
+// so that nothing in a trace reaches the terminal as a command. Exit 0
 // when the trace is valid (warnings allowed), 1 when it has errors, 2 when it
 // cannot be opened or the command line is wrong.
 #include <QCommandLineParser>
@@ -11,6 +13,7 @@
 #include "recorder/trace_reader.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
+#include "viewer/core/output_escape.hpp"
 #include "viewer/core/units.hpp"
 
 namespace skein::cli {
@@ -28,7 +31,7 @@ std::string render_report(const TraceCheckReport& r) {
               (r.error_count == 1 ? " error)" : " errors)");
   if (r.header) {
     out += ", format " + std::to_string(r.header->version);
-    if (const auto* process = r.header->option("process")) out += ", process \"" + *process + "\"";
+    if (const auto* process = r.header->option("process")) out += ", process \"" + terminal_text(*process) + "\"";
     if (const auto pid = r.header->integer_option("pid")) out += ", pid " + std::to_string(*pid);
   }
   out += "\n";
@@ -41,7 +44,7 @@ std::string render_report(const TraceCheckReport& r) {
   row("records", r.records, 2);
   for (std::size_t i = 0; i < kRecordHeadCount; ++i)
     if (r.records_per_head[i] > 0) row(std::string(head_name(static_cast<RecordHead>(i))), r.records_per_head[i], 4);
-  for (const auto& u : r.unknown_heads) row(u.name + " (unknown)", u.count, 4);
+  for (const auto& u : r.unknown_heads) row(terminal_text(u.name) + " (unknown)", u.count, 4);
   row("threads", r.threads, 2);
   out += "  time span   ";
   if (r.first_time && r.last_time) {
@@ -86,7 +89,7 @@ int run_check(const QStringList& args) {
 
   auto reader = TraceReader::open(positional.first().toStdString());
   if (!reader) {
-    print_err(reader.error().to_string() + "\n");
+    print_err(terminal_text(reader.error().to_string()) + "\n");
     return kExitUsage;
   }
   TraceCheckOptions options;
@@ -95,11 +98,11 @@ int run_check(const QStringList& args) {
   const TraceCheckReport report = check_trace(reader.value(), options);
 
   std::string diagnostics;
-  for (const auto& e : report.errors) diagnostics += e.to_string() + "\n";
+  for (const auto& e : report.errors) diagnostics += terminal_text(e.to_string()) + "\n";
   if (report.error_count > report.errors.size())
     diagnostics += "... and " + group_thousands(static_cast<std::int64_t>(report.error_count - report.errors.size())) +
                    " more errors\n";
-  for (const auto& w : report.warnings) diagnostics += w.to_string() + "\n";
+  for (const auto& w : report.warnings) diagnostics += terminal_text(w.to_string()) + "\n";
   if (report.warning_count > report.warnings.size())
     diagnostics += "... and " + group_thousands(static_cast<std::int64_t>(report.warning_count - report.warnings.size())) +
                    " more warnings\n";

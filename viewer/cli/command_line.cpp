@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "viewer/cli/progress_bar.hpp"
+#include "viewer/core/output_escape.hpp"
 
 namespace skein::cli {
 
@@ -52,7 +53,7 @@ std::optional<OpenedStore> open_store_or_report(const std::string& path, int& ex
   OpenedStore opened = open_store(path, options);
   bar.clear();
   if (opened.ok()) return opened;
-  print_err(opened.error.to_string() + "\n");
+  print_err(terminal_text(opened.error.to_string()) + "\n");  // it may quote the trace
   exit_code = opened.failure == OpenedStore::Failure::invalid ? kExitProblems : kExitUsage;
   return std::nullopt;
 }

@@ -12,10 +12,11 @@
 // replaced.
 //
 // Standard output gets one line per trace imported; standard error the
-// progress bar (on a terminal only), the warnings and the errors. Exit 0
-// when every trace is imported (warnings allowed), 1 when a trace has an
-// error (or, with --strict, a warning), 2 on usage errors, unreadable
-// traces or a database that cannot be written.
+// progress bar (on a terminal only), the warnings and the errors (through
+// terminal_text(), viewer/core/output_escape.hpp: they may quote the
+// trace). Exit 0 when every trace is imported (warnings allowed), 1 when a
+// trace has an error (or, with --strict, a warning), 2 on usage errors,
+// unreadable traces or a database that cannot be written.
 #include <QCommandLineParser>
 #include <algorithm>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/cli/progress_bar.hpp"
+#include "viewer/core/output_escape.hpp"
 #include "viewer/core/units.hpp"
 
 namespace skein::cli {
@@ -98,13 +100,13 @@ int run_import(const QStringList& args) {
 
     std::string diagnostics;
     for (std::size_t i = 0; i < std::min(kWarningsShown, result.report.warnings.size()); ++i)
-      diagnostics += result.report.warnings[i].to_string() + "\n";
+      diagnostics += terminal_text(result.report.warnings[i].to_string()) + "\n";
     if (result.report.warning_count > kWarningsShown)
       diagnostics +=
           "... and " +
           group_thousands(static_cast<std::int64_t>(result.report.warning_count - kWarningsShown)) +
           " more warnings (skein info " + db + " lists the first 100)\n";
-    if (!result.ok()) diagnostics += result.error.to_string() + "\n";
+    if (!result.ok()) diagnostics += terminal_text(result.error.to_string()) + "\n";
     print_err(diagnostics);
     if (!result.ok()) {
       worst = std::max(worst, exit_code_of(result.failure));

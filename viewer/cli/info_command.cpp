@@ -4,7 +4,10 @@
 //
 // A TRACE (any format) is opened through its cache database, imported
 // first when missing or stale (recorder/trace_cache.hpp). The report goes to
-// standard output, the warnings (FILE:LINE:COL) to standard error. Exit 0
+// standard output, the warnings (FILE:LINE:COL) to standard error, the text
+// the database holds in both through terminal_text()
+// (viewer/core/output_escape.hpp): a database made elsewhere can hold any
+// bytes, and none of them may reach the terminal as a command. Exit 0
 // when the database opens, 1 when the TRACE has errors, 2 on usage errors
 // or a file that is neither a trace nor a Skein database.
 #include <QCommandLineParser>
@@ -13,6 +16,7 @@
 
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
+#include "viewer/core/output_escape.hpp"
 #include "viewer/core/units.hpp"
 
 namespace skein::cli {
@@ -73,19 +77,19 @@ int run_info(const QStringList& args) {
   }
 
   std::string out = path + ": Skein trace database, schema " + std::to_string(kStoreSchemaVersion) + "\n";
-  const auto text = [&](std::string_view key) { return store.meta_text(key).value_or("?"); };
+  const auto text = [&](std::string_view key) { return terminal_text(store.meta_text(key).value_or("?")); };
   out += "  trace        " + text("source") + " (" + text("format") + ")\n";
   if (opened->database_path != path)
     out += "  database     " + opened->database_path + (opened->imported ? " (imported now)" : " (cached)") +
            "\n";
   if (const auto process = store.meta_text("header.process")) {
-    out += "  process      \"" + *process + "\"";
-    if (const auto pid = store.meta_text("header.pid")) out += ", pid " + *pid;
+    out += "  process      \"" + terminal_text(*process) + "\"";
+    if (const auto pid = store.meta_text("header.pid")) out += ", pid " + terminal_text(*pid);
     out += "\n";
   }
   out += row("records", static_cast<std::uint64_t>(store.meta_int("records").value_or(0)), 2);
   for (const HeadCount& c : counts.value())
-    if (c.records > 0) out += row(c.head, c.records, 4);
+    if (c.records > 0) out += row(terminal_text(c.head), c.records, 4);
   const ThreadCounts& t = threads.value();
   out += row("threads", t.total, 2,
              "  (" + group_thousands(static_cast<std::int64_t>(t.implicit)) + " implicit, " +
@@ -111,7 +115,7 @@ int run_info(const QStringList& args) {
   std::string diagnostics;
   const auto& w = warnings.value();
   for (std::size_t i = 0; i < std::min(w.size(), static_cast<std::size_t>(limit)); ++i)
-    diagnostics += w[i].message + "\n";
+    diagnostics += terminal_text(w[i].message) + "\n";
   const auto total = static_cast<std::uint64_t>(store.meta_int("warnings").value_or(0));
   const std::size_t shown = std::min(w.size(), static_cast<std::size_t>(limit));
   if (total > shown)

@@ -12,10 +12,13 @@
 //
 // Output: text grouped by rule, most severe first (viewer/core/lint_text.hpp),
 // each finding numbered and followed by the command that opens it in the
-// viewer; or with --format json one QJsonDocument:
-//   {"findings":[{"number","rule","severity","time_ns","thread","from",
-//   "suspect","event","group","message"}...],"counts":{"RULE":N...}}
-// with thread ids as in the source trace (null where a field does not apply).
+// viewer; or with --format json one JSON document:
+//   {"counts":{"RULE":N...},"findings":[{"event","from","group","message",
+//   "number","rule","severity","suspect","thread","time_ns"}...]}
+// with thread ids as in the source trace (null where a field does not apply),
+// laid out as QJsonDocument's Indented format. The trace's text goes
+// through viewer/core/output_escape.hpp: terminal_text() in the text,
+// the JSON rules in the JSON.
 //
 // Storing: the findings (`anomalies`, viewer/core/anomaly_table.hpp) into
 // the cache database of a TRACE (which Skein made, and rebuilds from the
@@ -27,9 +30,6 @@
 // Exit status: 0 no findings, 1 findings, 2 usage error or unreadable
 // input (and 1 when the TRACE has errors, as for the other commands).
 #include <QCommandLineParser>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <algorithm>
 #include <map>
 
@@ -38,6 +38,8 @@
 #include "viewer/core/anomaly_table.hpp"
 #include "viewer/core/lint_run.hpp"
 #include "viewer/core/lint_text.hpp"
+#include "viewer/core/output_escape.hpp"
+#include "viewer/core/units.hpp"
 
 namespace skein::cli {
 namespace {
@@ -49,35 +51,76 @@ QString rule_list() {
   return names.join(QStringLiteral(", "));
 }
 
-QJsonValue thread_json(const std::optional<ThreadId>& t) {
-  return t ? QJsonValue(static_cast<qint64>(*t)) : QJsonValue(QJsonValue::Null);
-}
-
+// The JSON report in the layout of QJsonDocument's Indented format (keys in
+// byte order, four spaces a level), strings through the JSON rules of
+// viewer/core/output_escape.hpp, so that no control character of the
+// trace's text reaches the output raw.
 std::string render_json(const LintReport& report) {
-  QJsonArray findings;
-  for (const LintFinding& f : report.findings) {
-    QJsonObject o;
-    o.insert(QStringLiteral("number"), static_cast<qint64>(f.number));
-    o.insert(QStringLiteral("rule"), QString::fromUtf8(lint_rule_name(f.rule).data()));
-    o.insert(QStringLiteral("severity"), QString::fromUtf8(lint_severity_name(f.severity).data()));
-    o.insert(QStringLiteral("time_ns"), static_cast<qint64>(f.time));
-    o.insert(QStringLiteral("thread"), static_cast<qint64>(f.thread));
-    o.insert(QStringLiteral("from"), thread_json(f.from));
-    o.insert(QStringLiteral("suspect"), thread_json(f.suspect));
-    o.insert(QStringLiteral("event"), f.event ? QJsonValue(static_cast<qint64>(*f.event)) : QJsonValue());
-    o.insert(QStringLiteral("group"),
-             f.group.empty() ? QJsonValue() : QJsonValue(QString::fromStdString(f.group)));
-    o.insert(QStringLiteral("message"), QString::fromStdString(f.message));
-    findings.append(o);
+  std::string out;
+  const auto string = [&](std::string_view s) {
+    out += '"';
+    append_json_string_contents(out, s);
+    out += '"';
+  };
+  const auto integer = [&](std::int64_t v) { out += std::to_string(v); };
+  const auto optional = [&](const auto& v) {
+    if (v) integer(static_cast<std::int64_t>(*v));
+    else out += "null";
+  };
+  std::vector<LintRuleId> rules = report.rules;
+  std::sort(rules.begin(), rules.end(),
+            [](LintRuleId a, LintRuleId b) { return lint_rule_name(a) < lint_rule_name(b); });
+  out += "{\n    \"counts\": {\n";
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    out += "        ";
+    string(lint_rule_name(rules[i]));
+    out += ": ";
+    integer(static_cast<std::int64_t>(report.counts[static_cast<std::size_t>(rules[i])]));
+    out += i + 1 < rules.size() ? ",\n" : "\n";
   }
-  QJsonObject counts;
-  for (const LintRuleId r : report.rules)
-    counts.insert(QString::fromUtf8(lint_rule_name(r).data()),
-                  static_cast<qint64>(report.counts[static_cast<std::size_t>(r)]));
-  QJsonObject root;
-  root.insert(QStringLiteral("findings"), findings);
-  root.insert(QStringLiteral("counts"), counts);
-  return QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString();
+  out += "    },\n    \"findings\": [\n";
+  for (std::size_t i = 0; i < report.findings.size(); ++i) {
+    const LintFinding& f = report.findings[i];
+    const auto field = [&](std::string_view key) {
+      out += "            \"";
+      out += key;
+      out += "\": ";
+    };
+    out += "        {\n";
+    field("event");
+    optional(f.event);
+    out += ",\n";
+    field("from");
+    optional(f.from);
+    out += ",\n";
+    field("group");
+    if (f.group.empty()) out += "null";
+    else string(f.group);
+    out += ",\n";
+    field("message");
+    string(f.message);
+    out += ",\n";
+    field("number");
+    integer(static_cast<std::int64_t>(f.number));
+    out += ",\n";
+    field("rule");
+    string(lint_rule_name(f.rule));
+    out += ",\n";
+    field("severity");
+    string(lint_severity_name(f.severity));
+    out += ",\n";
+    field("suspect");
+    optional(f.suspect);
+    out += ",\n";
+    field("thread");
+    integer(static_cast<std::int64_t>(f.thread));
+    out += ",\n";
+    field("time_ns");
+    integer(static_cast<std::int64_t>(f.time));
+    out += i + 1 < report.findings.size() ? "\n        },\n" : "\n        }\n";
+  }
+  out += "    ]\n}\n";
+  return out;
 }
 
 // Thread labels for the text output, from the threads table.
@@ -168,11 +211,12 @@ int run_lint(const QStringList& args) {
   // The causes `skein why` and the viewer walk are stored by them, when
   // they first need them: the lint alone stays a single pass.
   {
-    bool ok = false;
-    const double ms = parser.value(block_ms).toDouble(&ok);
-    if (!ok || ms < 0 || ms > 1e9)
-      return usage_error(QStringLiteral("lint"), QStringLiteral("--block-ms needs a number of milliseconds >= 0"));
-    options.settings.block_threshold_ns = static_cast<TimeNs>(ms * 1e6);
+    const auto ns = parse_milliseconds_ns(parser.value(block_ms).toStdString(), 1e9);
+    if (!ns)
+      return usage_error(QStringLiteral("lint"),
+                         QStringLiteral("--block-ms needs a number of milliseconds from 0 to 1e9, not '%1'")
+                             .arg(parser.value(block_ms)));
+    options.settings.block_threshold_ns = *ns;
   }
 
   const std::string path = positional.first().toStdString();

@@ -1,10 +1,16 @@
 // render_command.cpp — `skein render TRACE|DB -o out.png|out.svg [--from T
-// --to T] [--width W --height H]`: the timeline drawn to a file by the same
-// painting code as skein-view (viewer/render/timeline_image.hpp), for
-// reports, CI artefacts and machines without a display.
+// --to T | --finding N] [--width W --height H]`: the timeline drawn to a
+// file by the same painting code as skein-view
+// (viewer/render/timeline_image.hpp), for reports, CI artefacts and
+// machines without a display.
 //
-// Times are relative to the trace's first record and carry a unit: 125ms,
-// 1.5s, 300us, 42ns (viewer/core/units.hpp). The image is encoded in memory
+// Times are record times, from the trace's origin, as the ruler and every
+// command read them (recorder/FORMAT.md, "Times"), and carry a unit: 125ms,
+// 1.5s, 300us, 42ns (viewer/core/units.hpp). --finding N draws the window
+// skein-view opens finding #N at (viewer/core/finding_focus.hpp): the turn
+// that acted, its edges, the marker, and the suspect named on its row; a
+// database never linted is linted first and its findings stored, as `skein
+// lint` would, so the numbers are the ones `skein lint` prints. The image is encoded in memory
 // and written as recorder/output_file.hpp decides, like every `-o`: a
 // regular file or a new path is replaced atomically, a device, a FIFO or a
 // symbolic link is written through, never replaced. Painting text needs a
@@ -15,11 +21,14 @@
 #include <QGuiApplication>
 #include <QPainter>
 #include <QSvgGenerator>
+#include <algorithm>
 #include <cstdlib>
 
 #include "recorder/output_file.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
+#include "viewer/cli/stored_lint_results.hpp"
+#include "viewer/core/finding_focus.hpp"
 #include "viewer/core/timeline_data.hpp"
 #include "viewer/core/units.hpp"
 #include "viewer/render/timeline_image.hpp"
@@ -31,8 +40,8 @@ namespace {
 // The image `request` asks for, as the bytes of an SVG file when its output
 // ends in .svg, else of a PNG file: what write_timeline_view() writes to a
 // named file, kept in memory so that OutputFile places it.
-Result<QByteArray> encode_timeline(const TimelineData& data, const RenderRequest& request) {
-  const TimelineViewState view = view_for_request(data, request);
+Result<QByteArray> encode_timeline(const TimelineData& data, const TimelineViewState& view,
+                                   const RenderRequest& request) {
   QByteArray bytes;
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
@@ -69,7 +78,8 @@ int run_render(const QStringList& args) {
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral(
       "Draw a trace's timeline to a PNG or SVG file, as skein-view shows it.\n"
-      "Times (--from, --to) are since the trace's first record, with a unit: 125ms, 1.5s, 300us, 42ns.\n"
+      "Times (--from, --to) are record times, from the trace's origin as the ruler reads them, with a unit:\n"
+      "125ms, 1.5s, 300us, 42ns. --finding N draws the window skein-view opens lint finding #N at.\n"
       "A TRACE file (any format) is imported first into its cache database.\n"
       "Exit status: 0 success, 1 errors in the TRACE, 2 usage error or unreadable file."));
   parser.addPositionalArgument(QStringLiteral("DB|TRACE"),
@@ -84,7 +94,10 @@ int run_render(const QStringList& args) {
                                  QStringLiteral("W"), QStringLiteral("1600"));
   const QCommandLineOption height(QStringLiteral("height"), QStringLiteral("Height in pixels (default 900)."),
                                   QStringLiteral("H"), QStringLiteral("900"));
-  for (const auto* o : {&output, &from, &to, &width, &height}) parser.addOption(*o);
+  const QCommandLineOption finding(QStringLiteral("finding"),
+                                   QStringLiteral("Draw lint finding #N as skein-view opens it (skein lint numbers them)."),
+                                   QStringLiteral("N"));
+  for (const auto* o : {&output, &from, &to, &finding, &width, &height}) parser.addOption(*o);
   int exit_code = kExitOk;
   if (!parse_command_line(parser, args, QStringLiteral("render"), exit_code)) return exit_code;
   const QStringList positional = parser.positionalArguments();
@@ -109,6 +122,17 @@ int run_render(const QStringList& args) {
   }
   if (request.from && request.to && *request.to <= *request.from)
     return usage_error(QStringLiteral("render"), QStringLiteral("--to must be after --from"));
+  std::optional<std::int64_t> finding_number;
+  if (parser.isSet(finding)) {
+    if (request.from || request.to)
+      return usage_error(QStringLiteral("render"), QStringLiteral("--finding sets the window: not with --from or --to"));
+    bool ok = false;
+    const qlonglong n = parser.value(finding).toLongLong(&ok);
+    if (!ok || n < 1)
+      return usage_error(QStringLiteral("render"),
+                         QStringLiteral("--finding takes a finding's number (1, 2, ...), not '%1'").arg(parser.value(finding)));
+    finding_number = n;
+  }
   bool ok_w = false, ok_h = false;
   request.width = parser.value(width).toInt(&ok_w);
   request.height = parser.value(height).toInt(&ok_h);
@@ -118,17 +142,32 @@ int run_render(const QStringList& args) {
   const std::string path = positional.first().toStdString();
   auto opened = open_store_or_report(path, exit_code);
   if (!opened) return exit_code;
+  if (finding_number && !ensure_lint_results(opened, path, LintNeeds::findings, "render", exit_code)) return exit_code;
   auto data = load_timeline(*opened->store);
   if (!data) {
     print_err(data.error().to_string() + "\n");
     return kExitUsage;
+  }
+  TimelineViewState view;
+  if (finding_number) {
+    const auto& anomalies = data.value().anomalies;
+    const auto it = std::find_if(anomalies.begin(), anomalies.end(),
+                                 [&](const TimelineAnomaly& a) { return a.number == *finding_number; });
+    const std::optional<FindingFocus> focus =
+        it != anomalies.end() ? focus_on_finding(data.value(), *it) : std::nullopt;
+    if (!focus)
+      return usage_error(QStringLiteral("render"),
+                         QStringLiteral("no finding #%1 on a thread (skein lint numbers them)").arg(*finding_number));
+    view = view_for_focus(data.value(), *focus, request.width, request.height);
+  } else {
+    view = view_for_request(data.value(), request);
   }
   auto output_file = OutputFile::open_stream(request.output);
   if (!output_file) {
     print_err(output_file.error().to_string() + "\n");
     return kExitUsage;
   }
-  auto image = encode_timeline(data.value(), request);
+  auto image = encode_timeline(data.value(), view, request);
   if (!image) {
     print_err(image.error().to_string() + "\n");
     return kExitUsage;

@@ -13,6 +13,7 @@
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/core/summary.hpp"
+#include "viewer/core/units.hpp"
 
 namespace skein::cli {
 
@@ -64,12 +65,11 @@ int run_summary(const QStringList& args) {
                                 parser.value(sort)));
   std::optional<TimeNs> bound;
   if (parser.isSet(duration)) {
-    bool ok = false;
-    const double ms = parser.value(duration).toDouble(&ok);
-    if (!ok || ms < 0 || ms > 1e12)
+    bound = parse_milliseconds_ns(parser.value(duration).toStdString(), 1e12);
+    if (!bound)
       return usage_error(QStringLiteral("summary"),
-                         QStringLiteral("--duration needs a number of milliseconds >= 0"));
-    bound = static_cast<TimeNs>(ms * 1e6);
+                         QStringLiteral("--duration needs a number of milliseconds from 0 to 1e12, not '%1'")
+                             .arg(parser.value(duration)));
   }
 
   const std::string path = positional.first().toStdString();

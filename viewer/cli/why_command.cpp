@@ -22,6 +22,7 @@
 
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
+#include "viewer/cli/stored_lint_results.hpp"
 #include "viewer/core/anomaly_table.hpp"
 #include "viewer/core/lint_run.hpp"
 #include "viewer/core/units.hpp"
@@ -113,37 +114,8 @@ int run_why(const QStringList& args) {
   const std::string path = positional.first().toStdString();
   auto opened = open_store_or_report(path, exit_code);
   if (!opened) return exit_code;
-  {
-    auto present = lint_results_present(opened->store->database());
-    if (!present) {
-      print_err(present.error().to_string() + "\n");
-      return kExitUsage;
-    }
-    if (!present.value().causes) {
-      // Lint it, as `skein lint` would, for the causes the engine reads.
-      LintOptions options;
-      options.keep_transfers = true;
-      auto report = lint_store(*opened->store, options);
-      if (!report) {
-        print_err(report.error().to_string() + "\n");
-        return kExitUsage;
-      }
-      const std::string database = opened->database_path;
-      const AnomalyDurability durability =
-          database != path ? AnomalyDurability::rebuildable : AnomalyDurability::durable;
-      opened.reset();
-      // Findings stored already keep their numbers: only the causes are added.
-      const Status s = present.value().findings
-                           ? store_transfers(database, std::move(report.value().transfers), durability)
-                           : store_lint_report(database, report.value(), durability);
-      if (!s.ok()) {
-        print_err("skein why: cannot store the causes it needs: " + s.error().to_string() + "\n");
-        return kExitUsage;
-      }
-      opened = open_store_or_report(path, exit_code);
-      if (!opened) return exit_code;
-    }
-  }
+  // The engine reads the causes the lints store: lint first when missing.
+  if (!ensure_lint_results(opened, path, LintNeeds::findings_and_causes, "why", exit_code)) return exit_code;
   TraceStore& store = *opened->store;
   if (parser.isSet(finding)) {
     std::optional<ThreadId> finding_thread;

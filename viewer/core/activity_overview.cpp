@@ -4,16 +4,21 @@
 #include <algorithm>
 #include <cmath>
 
+#include "recorder/checked_arithmetic.hpp"
+
 namespace skein {
 
 std::vector<std::int64_t> run_time_histogram(const TimelineData& data, TimeNs origin, TimeNs bin_ns,
                                              std::size_t bins) {
   std::vector<std::int64_t> hist(bins, 0);
-  if (bins == 0 || bin_ns <= 0) return hist;
+  // Defensive: an origin outside the format's limits would let s - origin
+  // below overflow.
+  if (bins == 0 || bin_ns <= 0 || !is_valid_time(origin)) return hist;
   // Bins an activation covers completely get bin_ns each; counting them
   // in a difference array keeps a long activation O(1), not O(its bins).
   std::vector<std::int64_t> full(bins + 1, 0);
-  const TimeNs limit = origin + static_cast<TimeNs>(bins) * bin_ns;
+  // Saturating: bins past INT64_MAX lie beyond every activation anyway.
+  const TimeNs limit = saturating_add(origin, saturating_mul(static_cast<TimeNs>(bins), bin_ns));
   for (const TimelineRow& row : data.rows) {
     // The row's activations are sorted and disjoint: skip those before origin.
     auto it = std::partition_point(row.activations.begin(), row.activations.end(),
@@ -24,28 +29,33 @@ std::vector<std::int64_t> run_time_histogram(const TimelineData& data, TimeNs or
       if (e <= s) continue;
       const auto b0 = static_cast<std::size_t>((s - origin) / bin_ns);
       const auto b1 = static_cast<std::size_t>((e - 1 - origin) / bin_ns);  // the bin of the last ns
+      // s - origin < bins * bin_ns: the bin edges below are within [origin, limit].
       if (b0 == b1) {
-        hist[b0] += e - s;
+        hist[b0] = saturating_add(hist[b0], e - s);
         continue;
       }
-      hist[b0] += origin + static_cast<TimeNs>(b0 + 1) * bin_ns - s;
-      hist[b1] += e - (origin + static_cast<TimeNs>(b1) * bin_ns);
+      hist[b0] = saturating_add(hist[b0], origin + static_cast<TimeNs>(b0 + 1) * bin_ns - s);
+      hist[b1] = saturating_add(hist[b1], e - (origin + static_cast<TimeNs>(b1) * bin_ns));
       full[b0 + 1] += 1;
       full[b1] -= 1;
     }
   }
+  // Rows' activations overlap only in a damaged or hand-made trace; then a
+  // bin's run time may pass INT64_MAX, and is held there.
   std::int64_t covering = 0;
   for (std::size_t k = 0; k < bins; ++k) {
     covering += full[k];
-    hist[k] += covering * bin_ns;
+    hist[k] = saturating_add(hist[k], saturating_mul(covering, bin_ns));
   }
   return hist;
 }
 
 ActivityOverview ActivityOverview::build(const TimelineData& data) {
   ActivityOverview o;
-  o.first_ = data.first_time;
-  o.end_ = std::max(data.end_time, data.first_time);
+  // Within record.hpp's limits, as the store's open guarantees for a
+  // loaded trace: then span + max_bins and every bin edge fit in 64 bits.
+  o.first_ = std::clamp(data.first_time, TimeNs{0}, kMaxTime);
+  o.end_ = std::clamp(data.end_time, o.first_, kMaxTime);
   const TimeNs span = o.end_ - o.first_;
   if (span <= 0) return o;
   const auto max_bins = static_cast<TimeNs>(kMaxBins);
@@ -53,7 +63,7 @@ ActivityOverview ActivityOverview::build(const TimelineData& data) {
   const auto bins = static_cast<std::size_t>((span + o.bin_ns_ - 1) / o.bin_ns_);
   const std::vector<std::int64_t> hist = run_time_histogram(data, o.first_, o.bin_ns_, bins);
   o.cumulative_.assign(bins + 1, 0);
-  for (std::size_t k = 0; k < bins; ++k) o.cumulative_[k + 1] = o.cumulative_[k] + hist[k];
+  for (std::size_t k = 0; k < bins; ++k) o.cumulative_[k + 1] = saturating_add(o.cumulative_[k], hist[k]);
   return o;
 }
 

@@ -22,6 +22,10 @@
 // the difference of the cumulative run time at its two edges, exact at bin
 // edges and linear inside a bin (so exact everywhere when bins are 1 ns).
 //
+// Times: build() holds first_time and end_time to record.hpp's limits
+// (0 to kMaxTime, which a loaded trace already keeps), so no bin edge
+// overflows, and the bins number at most kMaxBins whatever the span.
+//
 // Invariants: cumulative.size() == bins + 1, cumulative[0] == 0, it never
 // decreases, and cumulative[k + 1] - cumulative[k] <= bin_ns * rows (no
 // more run time in a bin than its length, per row).
@@ -37,7 +41,9 @@ namespace skein {
 // Run time (ns, exact) of every activation of `data` in each of `bins`
 // consecutive bins of `bin_ns` ns from `origin`: bin k is [origin + k *
 // bin_ns, origin + (k + 1) * bin_ns). Activations outside are cut off.
-// O(activations + bins). bin_ns must be > 0.
+// O(activations + bins). bin_ns must be > 0 and origin a time within
+// record.hpp's limits (else every bin is 0); a bin's run time is held at
+// INT64_MAX. The caller sizes `bins`: memory is O(bins).
 [[nodiscard]] std::vector<std::int64_t> run_time_histogram(const TimelineData& data, TimeNs origin, TimeNs bin_ns,
                                                            std::size_t bins);
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "recorder/checked_arithmetic.hpp"
 #include "viewer/core/summary.hpp"
 
 namespace skein {
@@ -52,7 +53,7 @@ struct SummaryGroup {
   DurationAccumulator run;
 
   void add(double thread_lifetime, TimeNs thread_run_time, bool failed) {
-    run_time += thread_run_time;
+    run_time = saturating_add(run_time, thread_run_time);  // held at INT64_MAX
     failures += failed ? 1 : 0;
     lifetime.add(thread_lifetime);
     run.add(static_cast<double>(thread_run_time));

@@ -80,7 +80,15 @@ std::optional<FindingFocus> focus_on_finding(const TimelineData& data, const Tim
   if (f.activation) {
     const auto first = std::lower_bound(data.edge_times.begin(), data.edge_times.end(), f.activation->start);
     const auto last = std::upper_bound(data.edge_times.begin(), data.edge_times.end(), f.activation->end);
-    for (auto k = first; k != last; ++k) f.edges.push_back(static_cast<std::uint32_t>(k - data.edge_times.begin()));
+    // At the turn's last instant, another thread's record is the next
+    // turn's (times are shared at the boundary): only the turn's own.
+    const auto ran = static_cast<std::int32_t>(f.activation->thread);
+    for (auto k = first; k != last; ++k) {
+      const auto i = static_cast<std::size_t>(k - data.edge_times.begin());
+      const TimelineEdge& e = data.edges[i];
+      if (e.time == f.activation->end && e.time > f.activation->start && e.src != ran && e.dst != ran) continue;
+      f.edges.push_back(static_cast<std::uint32_t>(i));
+    }
   }
 
   const std::string what = finding.number > 0 ? "finding #" + std::to_string(finding.number) : "finding";

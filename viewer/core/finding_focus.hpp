@@ -46,7 +46,9 @@ struct FindingFocus {
   std::optional<TimelineActivation> activation;
   // Indexes into data.edges: every edge recorded within the turn's time
   // (one thread runs at a time, so they are the turn's doing, and what woke
-  // it at its start). Only these are highlighted.
+  // it at its start), except, at its last instant, edges of neither the
+  // thread that ran it: those begin the next turn. Only these are
+  // highlighted.
   std::vector<std::uint32_t> edges;
   std::vector<FocusLabel> labels;  // the actor first, then the suspect, then who had control
 };

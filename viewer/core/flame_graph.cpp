@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "recorder/checked_arithmetic.hpp"
+
 namespace skein {
 namespace {
 
@@ -130,16 +132,21 @@ FlameGraph FlameGraphIndex::build(const TimelineData& data, TimeNs t0, TimeNs t1
       auto it = std::partition_point(row.activations.begin(), row.activations.end(),
                                      [&](const TimelineActivation& a) { return a.end <= t0; });
       for (; it != row.activations.end() && it->start < t1; ++it) {
-        const TimeNs overlap = std::min(it->end, t1) - std::max(it->start, t0);
+        const TimeNs overlap = saturating_sub(std::min(it->end, t1), std::max(it->start, t0));
         if (overlap <= 0 || it->thread >= node_of_thread_.size()) continue;
-        self[static_cast<std::size_t>(node_of_thread_[it->thread])] += overlap;
+        TimeNs& sum = self[static_cast<std::size_t>(node_of_thread_[it->thread])];
+        sum = saturating_add(sum, overlap);
       }
     }
   }
   // Parents come before children: one backward pass sums the subtrees.
+  // Sums saturate: only rows whose activations overlap (a damaged or
+  // hand-made trace) can pass INT64_MAX.
   std::vector<TimeNs> total = self;
-  for (std::size_t k = nodes_.size(); k-- > 1;)
-    total[static_cast<std::size_t>(nodes_[k].parent)] += total[k];
+  for (std::size_t k = nodes_.size(); k-- > 1;) {
+    TimeNs& sum = total[static_cast<std::size_t>(nodes_[k].parent)];
+    sum = saturating_add(sum, total[k]);
+  }
 
   // Depth-first, children in name order, only frames that ran.
   struct Pending {

@@ -4,10 +4,10 @@
 //
 // The caller writes the punctuation itself (raw()); the stream supplies the
 // parts that are easy to get wrong:
-//   - string(): any bytes as one valid JSON string: `"` and `\` escaped,
-//     control characters as \u00XX, and bytes that are not valid UTF-8 (the
-//     trace format carries byte strings) replaced by U+FFFD, so the output
-//     is always valid UTF-8;
+//   - string(): any bytes as one valid JSON string, by the JSON rules of
+//     output_escape.hpp: `"` and `\` escaped, control characters as \u00XX,
+//     and bytes that are not valid UTF-8 (the trace format carries byte
+//     strings) replaced by U+FFFD, so the output is always valid UTF-8;
 //   - integer(): a signed 64-bit integer in decimal;
 //   - microseconds(): integer nanoseconds as exact decimal microseconds
 //     (1234567 ns -> 1234.567), never through a double, so two times that
@@ -23,6 +23,7 @@
 
 #include "recorder/byte_sink.hpp"
 #include "recorder/diagnostic.hpp"
+#include "viewer/core/output_escape.hpp"
 
 namespace skein {
 
@@ -52,9 +53,5 @@ class JsonStream {
   std::string buffer_;
   Status status_;
 };
-
-// `bytes` as the contents of a JSON string (without the quotes), by the
-// rules of JsonStream::string(); appended to `out`.
-void append_json_string_contents(std::string& out, std::string_view bytes);
 
 }  // namespace skein

@@ -1,6 +1,8 @@
 // lint_text.cpp — see lint_text.hpp.
 #include "viewer/core/lint_text.hpp"
 
+#include "viewer/core/output_escape.hpp"
+
 namespace skein {
 namespace {
 
@@ -8,7 +10,7 @@ std::string named(ThreadId t, const std::function<std::string(ThreadId)>& label_
   std::string s = thread_phrase(t);
   if (t != kScheduler && label_of) {
     const std::string label = label_of(t);
-    if (!label.empty()) s += " \"" + label + "\"";
+    if (!label.empty()) s += " \"" + terminal_text(label) + "\"";
   }
   return s;
 }
@@ -33,7 +35,7 @@ std::string render_lint_text(const LintReport& report, const std::function<std::
       if (!f.group.empty()) {
         if (f.group != group) {
           group = f.group;
-          out += "  " + group + ":\n";
+          out += "  " + terminal_text(group) + ":\n";
         }
         indent = "    ";
       }
@@ -43,7 +45,7 @@ std::string render_lint_text(const LintReport& report, const std::function<std::
       if (f.from) out += "  from " + named(*f.from, label_of);
       if (f.suspect) out += "  suspect " + named(*f.suspect, label_of);
       if (f.event) out += "  event " + std::to_string(*f.event);
-      out += "\n" + indent + "  " + f.message + "\n";
+      out += "\n" + indent + "  " + terminal_text(f.message) + "\n";
       if (open_command) out += indent + "  open: " + open_command(f.number) + "\n";
     }
     out += "\n";

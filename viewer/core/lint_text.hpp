@@ -4,7 +4,9 @@
 // with its time, the thread (and its label), the thread that had control,
 // the suspect and the record, then the sentence (and, when asked, its
 // number and the command that opens it in the viewer). Findings with a group
-// (pending-at-end: the creation site) get a sub-heading per group.
+// (pending-at-end: the creation site) get a sub-heading per group. Text for
+// a terminal: labels, groups and sentences, which hold the trace's text, go
+// through terminal_text() (output_escape.hpp).
 #pragma once
 
 #include <functional>

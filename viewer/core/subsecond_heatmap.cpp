@@ -4,32 +4,56 @@
 #include <algorithm>
 #include <cmath>
 
+#include "recorder/checked_arithmetic.hpp"
+
 #include "viewer/core/activity_overview.hpp"
 #include "viewer/core/time_ruler.hpp"
 
 namespace skein {
 
+namespace {
+
+// ceil(span / unit) for span >= 0, unit > 0, with no overflow.
+TimeNs columns_for(TimeNs span, TimeNs unit) { return span == 0 ? 0 : (span - 1) / unit + 1; }
+
+// The trace's times held to record.hpp's limits (a loaded trace keeps them).
+TimeNs clamped_first(const TimelineData& data) { return std::clamp(data.first_time, TimeNs{0}, kMaxTime); }
+TimeNs clamped_end(const TimelineData& data) {
+  return std::clamp(data.end_time, clamped_first(data), kMaxTime);
+}
+
+}  // namespace
+
 TimeNs SubsecondHeatmap::choose_unit(TimeNs span) {
   TimeNs unit = kSecond;
+  // A trace too long for kMaxColumns seconds: columns of 10 s, 100 s, ...
+  while (columns_for(std::max<TimeNs>(span, 0), unit) > kMaxColumns) unit *= 10;
   while (unit > kMinUnit && span < kMinColumns * unit) unit /= 10;
   return unit;
 }
 
 SubsecondHeatmap SubsecondHeatmap::build(const TimelineData& data) {
-  return build(data, choose_unit(data.end_time - data.first_time), kRows);
+  return build(data, choose_unit(clamped_end(data) - clamped_first(data)), kRows);
 }
 
 SubsecondHeatmap SubsecondHeatmap::build(const TimelineData& data, TimeNs unit, int rows) {
   SubsecondHeatmap m;
-  m.first_ = data.first_time;
-  m.end_ = std::max(data.end_time, data.first_time);
-  m.rows_ = std::max(rows, 1);
-  m.unit_ = std::max<TimeNs>(unit, m.rows_);
-  const TimeNs cell = m.cell_ns();
+  m.first_ = clamped_first(data);
+  m.end_ = clamped_end(data);
+  m.rows_ = std::clamp(rows, 1, static_cast<int>(kMaxCells));
+  m.unit_ = std::clamp<TimeNs>(unit, m.rows_, kMaxTime);
   const TimeNs span = m.end_ - m.first_;
   if (span <= 0) return m;
+  // At most kMaxCells cells, whatever the span: a unit too small for that
+  // is raised to the least multiple of rows that is not.
+  const auto max_columns = static_cast<TimeNs>(kMaxCells / static_cast<std::size_t>(m.rows_));
+  if (columns_for(span, m.unit_) > max_columns) {
+    const TimeNs needed = columns_for(span, max_columns);
+    m.unit_ = columns_for(needed, m.rows_) * m.rows_;
+  }
+  const TimeNs cell = m.cell_ns();
   // Whole columns covering the span: the last one may reach past the end.
-  m.columns_ = static_cast<int>((span + m.unit_ - 1) / m.unit_);
+  m.columns_ = static_cast<int>(columns_for(span, m.unit_));
   const auto cells = static_cast<std::size_t>(m.columns_) * static_cast<std::size_t>(m.rows_);
   // Column-major cells are consecutive in time: one histogram of cells.
   m.cells_ = run_time_histogram(data, m.first_, cell, cells);
@@ -51,8 +75,11 @@ double SubsecondHeatmap::level(HeatmapCell c) const {
 }
 
 HeatmapRange SubsecondHeatmap::cell_range(HeatmapCell c) const {
-  const TimeNs t0 = first_ + static_cast<TimeNs>(c.column) * unit_ + static_cast<TimeNs>(c.row) * cell_ns();
-  return {t0, t0 + cell_ns()};
+  // Saturating: a cell far outside the grid is asked for by no one, but
+  // must not overflow.
+  const TimeNs t0 = saturating_add(
+      first_, saturating_add(saturating_mul(c.column, unit_), saturating_mul(c.row, cell_ns())));
+  return {t0, saturating_add(t0, cell_ns())};
 }
 
 std::optional<HeatmapCell> SubsecondHeatmap::cell_at_time(double t) const {
@@ -81,6 +108,10 @@ std::string SubsecondHeatmap::caption() const {
                             format_ruler_time(static_cast<double>(cell_ns()), static_cast<double>(cell_ns()));
   if (unit_ == kSecond) return cells + ": offset within the second";
   if (unit_ != choose_unit(end_ - first_)) return cells + " (offset within the column)";
+  if (unit_ > kSecond) {
+    const double limit = static_cast<double>(kMaxColumns) * unit / 10;
+    return "trace longer than " + format_ruler_time(limit, limit) + ": " + cells + " (offset within the column)";
+  }
   const double limit = static_cast<double>(kMinColumns) * unit * 10;
   return "trace shorter than " + format_ruler_time(limit, limit) + ": " + cells + " (offset within the column)";
 }

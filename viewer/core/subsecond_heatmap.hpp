@@ -16,7 +16,9 @@
 // choose_unit() takes the largest of 1 s, 100 ms, 10 ms, ... 1 µs that the
 // trace spans at least kMinColumns times (a 3 s trace gets columns of
 // 100 ms, rows of 2 ms; a 200 ms one columns of 10 ms, rows of 200 µs),
-// and caption() says so. Rows stay 50 (every unit divides by 50 exactly,
+// and caption() says so. A trace longer than kMaxColumns seconds gets
+// columns of 10 s, 100 s, ..., so that the cells stay at most kMaxCells
+// however long it is. Rows stay 50 (every unit divides by 50 exactly,
 // so cells are a whole number of ns).
 //
 // Layout: column c, row r is [first + c * unit + r * cell, + cell), row 0 at
@@ -58,14 +60,23 @@ class SubsecondHeatmap {
   static constexpr TimeNs kSecond = 1'000'000'000;
   static constexpr TimeNs kMinUnit = 1'000;  // 1 µs: cells of 20 ns
   static constexpr TimeNs kMinColumns = 5;
+  // Memory is bounded by these, never by the trace's span: at most
+  // kMaxCells cells (8 bytes each), and choose_unit() gives at most
+  // kMaxColumns columns (kRows rows each).
+  static constexpr std::size_t kMaxCells = 1'000'000;
+  static constexpr TimeNs kMaxColumns = static_cast<TimeNs>(kMaxCells) / kRows;
 
   SubsecondHeatmap() = default;
   // The unit chosen by choose_unit() for the trace's span.
   [[nodiscard]] static SubsecondHeatmap build(const TimelineData& data);
-  // An explicit unit (a multiple of `rows`, > 0) and row count.
+  // An explicit unit (a multiple of `rows`, > 0) and row count (1 to
+  // kMaxCells). A unit that would make more than kMaxCells cells is raised
+  // to the least multiple of `rows` that makes at most that many.
   [[nodiscard]] static SubsecondHeatmap build(const TimelineData& data, TimeNs unit, int rows);
   // The largest power of ten ns from 1 s down to 1 µs that `span` covers
-  // at least kMinColumns times (1 µs when none does).
+  // at least kMinColumns times (1 µs when none does); for a span longer
+  // than kMaxColumns seconds, the least of 10 s, 100 s, ... that it covers
+  // at most kMaxColumns times.
   [[nodiscard]] static TimeNs choose_unit(TimeNs span);
 
   [[nodiscard]] TimeNs first_time() const { return first_; }

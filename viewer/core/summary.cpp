@@ -2,6 +2,7 @@
 #include "viewer/core/summary.hpp"
 
 #include "viewer/core/duration_accumulator.hpp"
+#include "viewer/core/output_escape.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -141,7 +142,7 @@ std::string render_summary(const Summary& summary, SummaryGrouping by) {
     out += head;
     for (const DurationStats* s : {&r.lifetime, &r.run})
       for (double v : {s->min, s->avg, s->max, s->stddev}) out += " " + right(ms(v), 10);
-    out += "  " + r.name + "\n";
+    out += "  " + terminal_text(r.name) + "\n";
   };
   out +=
       "% time     seconds  threads failures   life min   life avg   life max life stddev   run min    run avg"
@@ -168,10 +169,11 @@ std::string render_long_threads(const std::vector<StoredThread>& threads, TimeNs
     std::snprintf(buf, sizeof buf, "%10lld %14s %14s %14s  %-7s", static_cast<long long>(t.id),
                   ms(static_cast<double>(t.created)).c_str(),
                   ms(static_cast<double>(thread_lifetime(t, end_time))).c_str(),
-                  ms(static_cast<double>(t.run_time)).c_str(), t.outcome ? t.outcome->c_str() : "pending");
+                  ms(static_cast<double>(t.run_time)).c_str(),
+                  t.outcome ? terminal_text(*t.outcome).c_str() : "pending");
     out += buf;
-    out += "  " + (t.kind ? *t.kind : std::string("-"));
-    out += "  " + (t.label ? *t.label : std::string("-"));
+    out += "  " + (t.kind ? terminal_text(*t.kind) : std::string("-"));
+    out += "  " + (t.label ? terminal_text(*t.label) : std::string("-"));
     out += "\n";
   }
   if (threads.empty()) out += "(none)\n";

@@ -75,7 +75,9 @@ struct Summary {
 [[nodiscard]] std::vector<StoredThread> threads_longer_than(const std::vector<StoredThread>& threads,
                                                             TimeNs end_time, TimeNs bound);
 
-// The table `skein summary` prints, and the --duration list.
+// The table `skein summary` prints, and the --duration list: text for a
+// terminal, names, kinds, labels and outcomes through terminal_text()
+// (output_escape.hpp).
 [[nodiscard]] std::string render_summary(const Summary& summary, SummaryGrouping by);
 [[nodiscard]] std::string render_long_threads(const std::vector<StoredThread>& threads, TimeNs end_time);
 

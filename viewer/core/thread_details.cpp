@@ -87,9 +87,10 @@ ThreadDetails thread_details(const TimelineData& data, std::uint32_t thread_inde
   d.outcome = t.outcome;
   d.failure = data.text(t.failure);
   d.merged_into = t.merged_into;
-  d.created = t.start - data.first_time;
-  if (t.first_run >= 0) d.first_run = t.first_run - data.first_time;
-  if (t.outcome != ThreadOutcome::pending) d.resolved = t.end - data.first_time;
+  // Record times, from the trace's origin, as everywhere (FORMAT.md, "Times").
+  d.created = t.start;
+  if (t.first_run >= 0) d.first_run = t.first_run;
+  if (t.outcome != ThreadOutcome::pending) d.resolved = t.end;
   d.lifetime = std::max<TimeNs>(0, t.end - t.start);
   d.run_time = t.run_time;
 
@@ -115,7 +116,7 @@ ThreadDetails thread_details(const TimelineData& data, std::uint32_t thread_inde
 
   for (const TimelineEdge& e : data.edges) {
     if (e.src != me && e.dst != me) continue;
-    const TimeNs time = e.time - data.first_time;
+    const TimeNs time = e.time;
     ThreadEdgeItem item;
     item.time = time;
     item.kind = e.kind;

@@ -4,7 +4,8 @@
 // never collide at any zoom; labels read in ns, µs, ms or s with just
 // enough decimals to tell neighbours apart, and the
 // caption says "each division: 200 µs". Times on the ruler are relative to
-// `origin` (the trace's first record). No Qt.
+// `origin`; the timeline passes 0, so the ruler reads record times, from
+// the trace's origin (recorder/FORMAT.md, "Times"). No Qt.
 #pragma once
 
 #include <cstdint>

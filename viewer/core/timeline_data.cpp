@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "recorder/checked_arithmetic.hpp"
 #include "viewer/core/layout_cache.hpp"
 #include "viewer/core/thread_layout.hpp"
 
@@ -88,7 +89,9 @@ void load_anomalies(SqliteDatabase& db, TimelineData& data) {
     return i ? static_cast<std::int32_t>(*i) : -1;
   };
   const Status s = for_each_row(db, sql, [&](SqliteStatement& q) {
-    if (q.is_null(0)) return;
+    // The table is not part of the store's checked schema: a time past the
+    // format's limits is skipped here, where it is read.
+    if (q.is_null(0) || !is_valid_time(q.int64(0))) return;
     TimelineAnomaly a;
     a.time = q.int64(0);
     a.thread = index(q.optional_int64(1));
@@ -104,6 +107,43 @@ void load_anomalies(SqliteDatabase& db, TimelineData& data) {
   if (s.ok()) data.anomalies = std::move(found);
 }
 
+// Sorts `threads` (and `layout`, index for index) by id, keeping the first
+// of equal ids: afterwards ids strictly increase. O(n) when they already do.
+void sort_threads_by_id(std::vector<TimelineThread>& threads, std::vector<LayoutThread>& layout) {
+  bool increasing = true;
+  for (std::size_t i = 1; i < threads.size() && increasing; ++i) increasing = threads[i - 1].id < threads[i].id;
+  if (increasing) return;
+  std::vector<std::size_t> order(threads.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return threads[a].id < threads[b].id; });
+  std::vector<TimelineThread> sorted_threads;
+  std::vector<LayoutThread> sorted_layout;
+  for (const std::size_t i : order) {
+    if (!sorted_threads.empty() && sorted_threads.back().id == threads[i].id) continue;
+    sorted_threads.push_back(threads[i]);
+    sorted_layout.push_back(layout[i]);
+  }
+  threads = std::move(sorted_threads);
+  layout = std::move(sorted_layout);
+}
+
+// Sorts a counter's samples by time (stable: equal times keep their order).
+void sort_samples(TimelineCounter& c) {
+  if (std::is_sorted(c.times.begin(), c.times.end())) return;
+  std::vector<std::size_t> order(c.times.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return c.times[a] < c.times[b]; });
+  std::vector<TimeNs> times;
+  std::vector<std::int64_t> values;
+  for (const std::size_t i : order) {
+    times.push_back(c.times[i]);
+    values.push_back(c.values[i]);
+  }
+  c.times = std::move(times);
+  c.values = std::move(values);
+}
+
 ThreadOutcome outcome_of(const std::optional<std::string>& o) {
   if (!o) return ThreadOutcome::pending;
   if (*o == "fail") return ThreadOutcome::fail;
@@ -115,10 +155,11 @@ ThreadOutcome outcome_of(const std::optional<std::string>& o) {
 
 std::optional<std::uint32_t> TimelineData::thread_index(ThreadId id) const {
   if (!dense_index.empty()) {
-    const ThreadId k = id - dense_base;
-    if (k < 0 || k >= static_cast<ThreadId>(dense_index.size()) || dense_index[static_cast<std::size_t>(k)] < 0)
-      return std::nullopt;
-    return static_cast<std::uint32_t>(dense_index[static_cast<std::size_t>(k)]);
+    // The slot, exactly: id - dense_base may not fit in an int64.
+    if (id < dense_base || distance(dense_base, id) >= dense_index.size()) return std::nullopt;
+    const std::int32_t i = dense_index[static_cast<std::size_t>(distance(dense_base, id))];
+    if (i < 0) return std::nullopt;
+    return static_cast<std::uint32_t>(i);
   }
   auto it = std::lower_bound(threads.begin(), threads.end(), id,
                              [](const TimelineThread& t, ThreadId v) { return t.id < v; });
@@ -182,16 +223,22 @@ bool TimelineData::check_invariants() const {
 void index_threads(TimelineData& data) {
   data.dense_base = 0;
   data.dense_index.clear();
-  // A direct id -> index table when ids are dense (at most 4 slots a thread).
-  if (!data.threads.empty()) {
-    const ThreadId lo = data.threads.front().id, hi = data.threads.back().id;
-    if (hi - lo < 4 * static_cast<ThreadId>(data.threads.size()) + 64) {
-      data.dense_base = lo;
-      data.dense_index.assign(static_cast<std::size_t>(hi - lo + 1), -1);
-      for (std::size_t i = 0; i < data.threads.size(); ++i)
-        data.dense_index[static_cast<std::size_t>(data.threads[i].id - lo)] = static_cast<std::int32_t>(i);
-    }
-  }
+  const std::size_t n = data.threads.size();
+  if (n == 0) return;
+  // Defensive: ids out of order leave only the binary search, which then
+  // misses some ids but reads nothing out of bounds. load_timeline sorts.
+  for (std::size_t i = 1; i < n; ++i)
+    if (data.threads[i - 1].id >= data.threads[i].id) return;
+  // A direct id -> index table when the ids are dense: their range, exact
+  // for any ids (up to 2^64 - 1), is below 4 slots a thread (+ 64), so the
+  // table's size is bounded by the thread count, never by the ids' values.
+  const ThreadId lo = data.threads.front().id;
+  const std::uint64_t range = distance(lo, data.threads.back().id);
+  if (range >= 4 * static_cast<std::uint64_t>(n) + 64) return;
+  data.dense_base = lo;
+  data.dense_index.assign(static_cast<std::size_t>(range) + 1, -1);
+  for (std::size_t i = 0; i < n; ++i)
+    data.dense_index[static_cast<std::size_t>(distance(lo, data.threads[i].id))] = static_cast<std::int32_t>(i);
 }
 
 void assemble_rows(TimelineData& data, const std::vector<std::int32_t>& rows, const std::vector<std::uint32_t>& heads,
@@ -267,7 +314,9 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
           });
       !s.ok())
     return s.error();
-
+  // Defensive: ORDER BY id walks the table's B-tree, which in a damaged
+  // file may give ids out of order, or one twice.
+  sort_threads_by_id(data.threads, layout_input);
   index_threads(data);
 
   // The layout: from the cache, else computed (and cached).
@@ -277,7 +326,10 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   if (auto cached = read_layout_cache(store, data.threads.size())) {
     bool matches = true;
     for (std::size_t i = 0; i < cached->size() && matches; ++i) {
-      matches = (*cached)[i].first == data.threads[i].id;
+      // A layout has fewer rows than threads: a larger row would size
+      // `rows` by a value rather than by the trace.
+      matches = (*cached)[i].first == data.threads[i].id &&
+                static_cast<std::size_t>((*cached)[i].second) < data.threads.size();
       rows[i] = (*cached)[i].second;
       row_count = std::max(row_count, rows[i] + 1);
     }
@@ -333,7 +385,8 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
               return;
             }
             if (head == 11) {
-              data.gc.push_back(TimelineBand{time, time + std::max<std::int64_t>(0, q.optional_int64(4).value_or(0))});
+              const std::int64_t duration = std::max<std::int64_t>(0, q.optional_int64(4).value_or(0));
+              data.gc.push_back(TimelineBand{time, saturating_add(time, duration)});
               return;
             }
             TimelineEdge e;
@@ -413,6 +466,8 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
                               });
       !s.ok())
     return s.error();
+  // Defensive, as for threads: a damaged key order.
+  for (TimelineCounter& c : data.counters) sort_samples(c);
 
   auto sites = store.sites();
   if (!sites) return sites.error();

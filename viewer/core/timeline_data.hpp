@@ -19,8 +19,9 @@
 //   - edges are sorted by time; bands (idle, gc) are sorted by start;
 //   - rows[r].failures are sorted by time; anomalies are sorted by time;
 //   - a counter's samples are sorted by time.
-// All times are the store's: ns since the trace's origin. `first_time` is
-// the first record's time; the user sees times relative to it.
+// All times are the store's: ns since the trace's origin, and the user sees
+// them so (recorder/FORMAT.md, "Times"). `first_time` is the first
+// record's time, where the fitted view starts.
 #pragma once
 
 #include <cstdint>

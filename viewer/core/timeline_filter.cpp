@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string_view>
 
+#include "recorder/checked_arithmetic.hpp"
 #include "viewer/core/thread_layout.hpp"
 
 namespace skein {
@@ -158,7 +159,8 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
       case Hidden::short_lived: ++result.short_lived; break;
       case Hidden::no: break;
     }
-    if (hidden[i] != Hidden::folded || final_of[i] < 0) result.hidden_run_time += full.threads[i].run_time;
+    if (hidden[i] != Hidden::folded || final_of[i] < 0)
+      result.hidden_run_time = saturating_add(result.hidden_run_time, full.threads[i].run_time);
     // A folded root's line reaches its subtree's last end.
     if (hidden[i] == Hidden::folded && result.shown_as[i] >= 0) {
       TimelineThread& root = d.threads[static_cast<std::size_t>(result.shown_as[i])];

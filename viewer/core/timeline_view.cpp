@@ -27,19 +27,21 @@ void TimelineViewState::select(const TimelineData& data, std::optional<std::uint
   selected = thread;
   selected_chain.clear();
   selected_edges.clear();
+  selected_turn.reset();
+  notes.clear();
   if (!thread || *thread >= data.threads.size()) {
     selected.reset();
     return;
   }
   selected_chain = data.chain_members(*thread);
-  std::vector<std::uint32_t> members = selected_chain;
-  std::sort(members.begin(), members.end());
-  const auto member = [&](std::int32_t i) {
-    return i >= 0 && std::binary_search(members.begin(), members.end(), static_cast<std::uint32_t>(i));
-  };
+  // Membership by flag: a chain of tens of thousands of threads over
+  // millions of edges stays one lookup an edge.
+  std::vector<bool> in_chain(data.threads.size(), false);
+  for (std::uint32_t m : selected_chain) in_chain[m] = true;
+  const auto member = [&](std::int32_t i) { return i >= 0 && in_chain[static_cast<std::size_t>(i)]; };
   // The chain's edges lie within its lifetime.
   TimeNs from = INT64_MAX, to = INT64_MIN;
-  for (std::uint32_t m : members) {
+  for (std::uint32_t m : selected_chain) {
     from = std::min(from, data.threads[m].start);
     to = std::max(to, data.threads[m].end);
   }
@@ -49,6 +51,22 @@ void TimelineViewState::select(const TimelineData& data, std::optional<std::uint
     const TimelineEdge& e = data.edges[static_cast<std::size_t>(i)];
     if (member(e.src) || member(e.dst)) selected_edges.push_back(static_cast<std::uint32_t>(i));
   }
+}
+
+void TimelineViewState::select_turn(const TimelineData& data, const FindingFocus& focus) {
+  selected.reset();
+  selected_chain.clear();
+  selected_edges.clear();
+  selected_turn.reset();
+  notes.clear();
+  if (focus.thread >= data.threads.size()) return;
+  selected = focus.thread;
+  selected_chain = {focus.thread};
+  selected_turn = focus.activation;
+  for (std::uint32_t e : focus.edges)
+    if (e < data.edges.size()) selected_edges.push_back(e);
+  for (const FocusLabel& l : focus.labels)
+    if (l.thread < data.threads.size()) notes.push_back(l);
 }
 
 bool row_alive_in(const TimelineData& data, std::int32_t row, double t0, double t1) {
@@ -96,7 +114,14 @@ void TimelineViewState::refold(const TimelineData& data, double width) {
   const std::optional<std::int32_t> top = row_of_slot(static_cast<std::int32_t>(std::floor(row_offset)));
   const double within = row_offset - std::floor(row_offset);
   const double t0 = mapping.t_of(0), t1 = mapping.t_of(width);
-  const std::int32_t pinned = selected && *selected < data.threads.size() ? data.threads[*selected].row : -1;
+  const std::int32_t selected_row = selected && *selected < data.threads.size() ? data.threads[*selected].row : -1;
+  // The rows a finding names stay shown with the selected one.
+  std::vector<std::int32_t> named;
+  for (const FocusLabel& n : notes)
+    if (n.thread < data.threads.size()) named.push_back(data.threads[n.thread].row);
+  const auto pinned_row = [&](std::int32_t row) {
+    return row == selected_row || std::find(named.begin(), named.end(), row) != named.end();
+  };
   const bool fold_startup =
       folding == RowFolding::quiet && t1 - t0 > kStartupFoldWindow * double(data.end_time - data.first_time);
   shown_rows.clear();
@@ -106,9 +131,10 @@ void TimelineViewState::refold(const TimelineData& data, double width) {
   for (std::size_t r = 0; r < data.rows.size(); ++r) {
     const auto row = static_cast<std::int32_t>(r);
     // The cheap test first: most rows of a narrow window are not even alive.
-    const bool fold = row != pinned && ((folding != RowFolding::none && !row_alive_in(data, row, t0, t1)) ||
+    const bool pinned = pinned_row(row);
+    const bool fold = !pinned && ((folding != RowFolding::none && !row_alive_in(data, row, t0, t1)) ||
                                         (folding == RowFolding::quiet && !row_active_in(data, row, t0, t1)));
-    const bool startup = !fold && row != pinned && fold_startup && row_is_startup(data, row);
+    const bool startup = !fold && !pinned && fold_startup && row_is_startup(data, row);
     if (fold || startup) {
       ++folded;
       if (startup) ++folded_startup;
@@ -122,6 +148,22 @@ void TimelineViewState::refold(const TimelineData& data, double width) {
     auto it = std::lower_bound(shown_rows.begin(), shown_rows.end(), *top);
     row_offset = double(it - shown_rows.begin()) + (it != shown_rows.end() && *it == *top ? within : 0.0);
   }
+  clamp_rows();
+}
+
+void TimelineViewState::show_rows(const std::vector<std::int32_t>& rows, double visible_rows) {
+  std::int32_t lo = INT32_MAX, hi = INT32_MIN;
+  for (std::int32_t r : rows)
+    if (auto s = slot_of(r)) {
+      lo = std::min(lo, *s);
+      hi = std::max(hi, *s);
+    }
+  if (lo > hi) return;
+  const bool fits = hi + 1 - lo <= visible_rows;
+  if (lo >= row_offset && hi + 1 <= row_offset + visible_rows) return;
+  // Both ends when they fit, centred; else the first, a row below the top.
+  row_offset = fits ? (lo + hi + 1) / 2.0 - visible_rows / 2 : lo - 1.0;
+  row_offset = std::max(0.0, std::min(row_offset, double(lo)));
   clamp_rows();
 }
 

@@ -17,6 +17,7 @@
 #include <optional>
 #include <vector>
 
+#include "viewer/core/finding_focus.hpp"
 #include "viewer/core/time_mapping.hpp"
 #include "viewer/core/timeline_navigation.hpp"
 #include "viewer/core/timeline_data.hpp"
@@ -70,7 +71,8 @@ struct TimelineGeometry {
 // zoomed into the start, the rows come back.
 //
 // The selected thread's row is never folded (folding != none): a thread the
-// user selected, or the search brought into view, stays in view.
+// user selected, or the search brought into view, stays in view; nor are
+// the rows a finding's notes name.
 //
 // refold() recomputes the shown rows; the widget calls it whenever the
 // window changes, `skein render` once. Invariant: shown_rows is increasing
@@ -102,6 +104,11 @@ struct TimelineViewState {
   std::optional<std::uint32_t> selected;
   std::vector<std::uint32_t> selected_chain;  // the selected thread's merge chain
   std::vector<std::uint32_t> selected_edges;  // edges with an end in the chain, by time
+  // A finding's turn (select_turn): the turn that acted, outlined; then
+  // selected_chain is that one thread and selected_edges the turn's edges
+  // only. `notes` name rows ("suspect: backend #1"). select() clears both.
+  std::optional<TimelineActivation> selected_turn;
+  std::vector<FocusLabel> notes;
   // Marks from the inspection docks, drawn over the timeline: threads
   // highlighted by a summary row, the search or an anomaly (a band behind
   // each one's span; sorted, no duplicates), the search's current match
@@ -123,9 +130,18 @@ struct TimelineViewState {
   // margin each side (timeline_navigation.hpp, fitted_window).
   void fit(const TimelineData& data, double width);
   // Selects a thread (nullopt clears): its chain and its direct edges.
+  // Linear in the edges of the chain's lifetime, one O(1) test each; the
+  // painter draws only those in the window.
   void select(const TimelineData& data, std::optional<std::uint32_t> thread);
+  // Selects a finding's turn: the thread that acted, its turn, the turn's
+  // edges and the focus's row names; the window is the caller's to set.
+  void select_turn(const TimelineData& data, const FindingFocus& focus);
   // Recomputes shown_rows for the window [t_of(0), t_of(width)].
   void refold(const TimelineData& data, double width);
+  // Scrolls the fewest rows so that the shown rows among `rows` are in a
+  // rows area `visible_rows` tall: all of them, centred, when they fit, else
+  // the first of them near the top; nothing moves when they are in view.
+  void show_rows(const std::vector<std::int32_t>& rows, double visible_rows);
   // Keeps row_offset within [0, slots - 1].
   void clamp_rows();
   [[nodiscard]] std::int32_t slot_count() const { return static_cast<std::int32_t>(shown_rows.size()); }

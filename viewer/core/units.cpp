@@ -1,6 +1,7 @@
 // units.cpp — see units.hpp.
 #include "viewer/core/units.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -68,6 +69,19 @@ std::optional<std::int64_t> parse_duration_ns(std::string_view text) {
   const double ns = value * scale;
   if (ns > 9.2e18) return std::nullopt;
   return static_cast<std::int64_t>(std::llround(ns));
+}
+
+std::optional<std::int64_t> parse_milliseconds_ns(std::string_view text, double max_ms) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  // from_chars takes no '+'; a number may have one.
+  if (text.size() > 1 && text.front() == '+' && text[1] != '-') text.remove_prefix(1);
+  double ms = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  // NaN fails every comparison, so `!(ms >= 0)` refuses it with the negatives.
+  if (!std::isfinite(ms) || !(ms >= 0) || ms > max_ms) return std::nullopt;
+  return static_cast<std::int64_t>(std::llround(ms * 1e6));
 }
 
 }  // namespace skein

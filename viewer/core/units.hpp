@@ -22,5 +22,10 @@ namespace skein {
 // "125ms", "1.5s", "300us" (or "300µs"), "42ns", "2 ms" -> nanoseconds;
 // nullopt when the text is not a non-negative number with one of these units.
 [[nodiscard]] std::optional<std::int64_t> parse_duration_ns(std::string_view text);
+// "12.5" milliseconds, the value of an option such as `--block-ms`, ->
+// nanoseconds; nullopt unless the whole text (blanks around it aside) is a
+// finite decimal number from 0 to max_ms: NaN, infinities, negatives and
+// trailing text are refused. Independent of the locale.
+[[nodiscard]] std::optional<std::int64_t> parse_milliseconds_ns(std::string_view text, double max_ms);
 
 }  // namespace skein

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "viewer/core/merge_groups.hpp"
+#include "viewer/core/output_escape.hpp"
 #include "viewer/core/transfer_table.hpp"
 
 namespace skein {
@@ -446,7 +447,7 @@ std::string render_why_text(const WhyAnswer& a, const std::function<std::string(
     std::string out = "thread " + std::to_string(t);
     if (label_of) {
       const std::string label = label_of(t);
-      if (!label.empty()) out += " \"" + label + "\"";
+      if (!label.empty()) out += " \"" + terminal_text(label) + "\"";
     }
     return out;
   };
@@ -461,15 +462,16 @@ std::string render_why_text(const WhyAnswer& a, const std::function<std::string(
     switch (s.kind) {
       case WhyStepKind::resolve: out += named(s.effect) + " was resolved by " + named(s.cause); break;
       case WhyStepKind::read:
-        out += named(s.effect) + " read " + (s.detail.empty() ? std::string("its input") : s.detail) +
+        out += named(s.effect) + " read " + (s.detail.empty() ? std::string("its input") : terminal_text(s.detail)) +
                ", resolved by " + named(s.cause);
         break;
       case WhyStepKind::wait:
-        out += named(s.effect) + " waited on " + (s.detail.empty() ? std::string("its input") : s.detail) +
+        out += named(s.effect) + " waited on " + (s.detail.empty() ? std::string("its input") : terminal_text(s.detail)) +
                ", resolved by " + named(s.cause);
         break;
       case WhyStepKind::notify:
-        out += named(s.effect) + " was notified by " + named(s.cause) + (s.detail.empty() ? "" : " (" + s.detail + ")");
+        out += named(s.effect) + " was notified by " + named(s.cause) +
+               (s.detail.empty() ? "" : " (" + terminal_text(s.detail) + ")");
         break;
       case WhyStepKind::spawn: out += named(s.effect) + " was created by " + named(s.cause); break;
     }
@@ -478,14 +480,14 @@ std::string render_why_text(const WhyAnswer& a, const std::function<std::string(
     out += "\n";
   }
   switch (a.end) {
-    case WhyEnd::root: out += "root: " + a.end_text + "\n"; break;
+    case WhyEnd::root: out += "root: " + terminal_text(a.end_text) + "\n"; break;
     case WhyEnd::no_recorded_cause:
-      out += "no recorded cause: " + a.end_text + " (event " + std::to_string(a.stuck_event) + ")";
+      out += "no recorded cause: " + terminal_text(a.end_text) + " (event " + std::to_string(a.stuck_event) + ")";
       if (a.suspect != kNoThread) out += "; suspect " + named(a.suspect);
       out += "\n";
       break;
-    case WhyEnd::nothing_to_ask: out += "nothing to explain: " + a.end_text + "\n"; break;
-    case WhyEnd::step_limit: out += "stopped: " + a.end_text + "\n"; break;
+    case WhyEnd::nothing_to_ask: out += "nothing to explain: " + terminal_text(a.end_text) + "\n"; break;
+    case WhyEnd::step_limit: out += "stopped: " + terminal_text(a.end_text) + "\n"; break;
   }
   return out;
 }

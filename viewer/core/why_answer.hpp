@@ -118,7 +118,9 @@ class WhyEngine {
 };
 
 // The answer as text, one step a line (`skein why`'s output): times in µs
-// since the trace's origin, threads with their labels from `label_of`.
+// since the trace's origin, threads with their labels from `label_of`. Text
+// for a terminal: labels, details and the end's text go through
+// terminal_text() (output_escape.hpp).
 [[nodiscard]] std::string render_why_text(const WhyAnswer& answer, const std::function<std::string(ThreadId)>& label_of);
 
 }  // namespace skein

@@ -21,13 +21,25 @@ TimelineViewState view_for_request(const TimelineData& data, const RenderRequest
   if (!request.from && !request.to) {
     view.fit(data, request.width);
   } else {
-    const double from = double(data.first_time + request.from.value_or(0));
-    const double to = request.to ? double(data.first_time + *request.to) : double(data.end_time);
+    const double from = request.from ? double(*request.from) : double(data.first_time);
+    const double to = request.to ? double(*request.to) : double(data.end_time);
     view.mapping.fit(from, std::max(to, from + 1), request.width);
   }
   // Rows with nothing alive in the window are folded away.
   view.refold(data, request.width);
   view.row_offset = 0;
+  return view;
+}
+
+TimelineViewState view_for_focus(const TimelineData& data, const FindingFocus& focus, int width, int height) {
+  TimelineViewState view;
+  view.mapping.fit(focus.window.from, focus.window.to, width);
+  view.select_turn(data, focus);
+  view.refold(data, width);
+  view.row_offset = 0;
+  std::vector<std::int32_t> rows;
+  for (const FocusLabel& l : view.notes) rows.push_back(data.threads[l.thread].row);
+  view.show_rows(rows, TimelineGeometry(width, height, data).visible_rows());
   return view;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "recorder/diagnostic.hpp"
+#include "viewer/core/finding_focus.hpp"
 #include "viewer/core/timeline_data.hpp"
 #include "viewer/core/timeline_view.hpp"
 
@@ -21,13 +22,18 @@ struct RenderRequest {
   std::string output;  // .png or .svg
   int width = 1600;
   int height = 900;
-  std::optional<TimeNs> from;  // since the first record
+  std::optional<TimeNs> from;  // record times (recorder/FORMAT.md, "Times")
   std::optional<TimeNs> to;
 };
 
 // The view a request asks for: the window [from, to] (default: the whole
 // trace) across the width, rows with nothing alive in it folded.
 [[nodiscard]] TimelineViewState view_for_request(const TimelineData& data, const RenderRequest& request);
+// The view a finding opens at, as skein-view shows it when the finding is
+// clicked: the focus's window, its turn selected, its rows named, folded
+// and scrolled so the named rows are in view.
+[[nodiscard]] TimelineViewState view_for_focus(const TimelineData& data, const FindingFocus& focus, int width,
+                                               int height);
 // Writes `view` of `data` at width x height to `output`: SVG when its name
 // ends in .svg (text stays text, labels included), else PNG. The error
 // names the file. File ▸ Export View uses it with the widget's own view.

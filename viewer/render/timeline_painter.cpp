@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "viewer/core/output_escape.hpp"
 #include "viewer/core/time_ruler.hpp"
 #include "viewer/render/timeline_style.hpp"
 
@@ -14,12 +15,22 @@ namespace skein {
 namespace {
 
 constexpr int kMaxArrowsPerColumn = 3;
+// The selection's own edges drawn in one pixel column: a chain of
+// thousands of threads at a wide zoom is a column of arrows, not a wall.
+constexpr int kMaxSelectedArrowsPerColumn = 8;
 constexpr double kMinLabelPx = 36;
 constexpr double kRunningHalfHeight = 4;
 constexpr double kWaitingHalfHeight = 1;
 
 // Per-column coverage of one row.
 constexpr std::uint8_t kLine = 1, kRun = 2, kSelected = 4;
+
+// A trace's text (labels, kinds, counter names: any bytes) as drawn. The
+// same painting goes to a widget, a PNG and an SVG, where QSvgGenerator
+// escapes the markup but writes every character as it is: the text keeps
+// to what XML 1.0 allows, controls and bytes that are not UTF-8 shown as
+// visible escapes (output_escape.hpp).
+QString trace_text(const std::string& bytes) { return QString::fromStdString(xml_characters(bytes)); }
 
 struct Frame {
   QPainter& p;
@@ -287,11 +298,62 @@ void paint_edges(Frame& f) {
       for (std::size_t k = i; k < j; ++k) paint_edge(f, f.data.edges[k], 1.3);
     i = j;
   }
-  // The selection's own edges, on top and never aggregated.
-  for (std::uint32_t k : f.view.selected_edges) {
-    const TimelineEdge& e = f.data.edges[k];
-    if (double(e.time) >= f.t0 && double(e.time) <= f.t1) paint_edge(f, e, 2.2);
+  // The selection's own edges, on top: only those in the window (they are
+  // sorted by time), at most kMaxSelectedArrowsPerColumn a column.
+  const std::vector<std::uint32_t>& selected = f.view.selected_edges;
+  auto s = std::lower_bound(selected.begin(), selected.end(), f.t0,
+                            [&](std::uint32_t k, double t) { return double(f.data.edges[k].time) < t; });
+  double in_column = -1;
+  int drawn = 0;
+  for (; s != selected.end() && double(f.data.edges[*s].time) <= f.t1; ++s) {
+    const TimelineEdge& e = f.data.edges[*s];
+    const double c = std::floor(f.x(double(e.time)));
+    if (c != in_column) {
+      in_column = c;
+      drawn = 0;
+    }
+    if (++drawn > kMaxSelectedArrowsPerColumn) continue;
+    paint_edge(f, e, 2.2);
   }
+}
+
+// A finding's turn: outlined on its row, so the activation that acted
+// stands out from the thread's other turns.
+void paint_selected_turn(Frame& f) {
+  if (!f.view.selected_turn || !f.view.selected) return;
+  const TimelineActivation& a = *f.view.selected_turn;
+  if (double(a.end) < f.t0 || double(a.start) > f.t1) return;
+  const auto y = f.row_y(f.data.threads[*f.view.selected].row);
+  if (!y) return;
+  const double x0 = std::max(-4.0, f.x(double(a.start))), x1 = std::min(f.g.width + 4.0, f.x(double(a.end)));
+  f.p.setPen(QPen(style::kSelectedLine, 2));
+  f.p.setBrush(Qt::NoBrush);
+  f.p.drawRect(QRectF(x0 - 3, *y - kRunningHalfHeight - 3, std::max(2.0, x1 - x0) + 6, 2 * kRunningHalfHeight + 6));
+  f.p.setPen(Qt::NoPen);
+}
+
+// The focus's row names ("suspect: backend #1"): a tag at the right end of
+// each named row, clear of the scroll bar.
+void paint_notes(Frame& f) {
+  if (f.view.notes.empty()) return;
+  const QFont font = font_of(11, true);
+  const QFontMetricsF fm(font);
+  f.p.setFont(font);
+  for (const FocusLabel& note : f.view.notes) {
+    const auto slot = f.view.slot_of(f.data.threads[note.thread].row);
+    if (!slot || *slot < f.first_slot || *slot > f.last_slot) continue;
+    const QString text = QString::fromStdString(note.text);
+    const double w = fm.horizontalAdvance(text) + 12;
+    const double top = f.g.row_top(*slot, f.view.row_offset) + 1;
+    const QRectF box(f.labels_right - w - 6, top, w, fm.height() + 2);
+    f.p.setPen(QPen(style::kMissingNotification, 1));
+    f.p.setBrush(style::kNoteBackground);
+    f.p.drawRoundedRect(box, 3, 3);
+    f.p.setPen(style::kMissingNotification);
+    f.p.drawText(box, Qt::AlignCenter, text);
+  }
+  f.p.setBrush(Qt::NoBrush);
+  f.p.setPen(Qt::NoPen);
 }
 
 // The strip under the ruler: one mark per column, darker for more arrows
@@ -371,7 +433,7 @@ void paint_labels(Frame& f, const std::vector<LabelJob>& labels) {
     }
     const std::string& kind = f.data.text(t.kind);
     if (!kind.empty()) {
-      const QString k = km.elidedText(QString::fromStdString(kind), Qt::ElideRight, right - left);
+      const QString k = km.elidedText(trace_text(kind), Qt::ElideRight, right - left);
       if (!k.isEmpty()) {
         f.p.setFont(kind_font);
         f.p.setPen(style::kKind);
@@ -461,7 +523,7 @@ void paint_counters(Frame& f) {
     flush(f.g.width);
     f.p.setFont(font);
     f.p.setPen(style::kRulerText);
-    const QString name = QString::fromStdString(counter.name) +
+    const QString name = trace_text(counter.name) +
                          QStringLiteral("  %1..%2").arg(counter.min).arg(counter.max);
     f.p.drawText(QPointF(6, y0 + 12), name);
   }
@@ -589,11 +651,11 @@ QString elided_thread_label(const QFontMetricsF& metrics, const std::string& lab
   const QString suffix = QStringLiteral("#%1").arg(id);
   if (label.empty()) return metrics.elidedText(suffix, Qt::ElideRight, width);
   const QString tail = QStringLiteral("  ") + suffix;
-  const QString full = QString::fromStdString(label) + tail;
+  const QString full = trace_text(label) + tail;
   if (metrics.horizontalAdvance(full) <= width) return full;
   // The label gives way first; the id goes only when nothing else fits.
   const double for_label = width - metrics.horizontalAdvance(tail);
-  const QString cut = metrics.elidedText(QString::fromStdString(label), Qt::ElideRight, for_label);
+  const QString cut = metrics.elidedText(trace_text(label), Qt::ElideRight, for_label);
   if (cut.isEmpty()) return metrics.elidedText(full, Qt::ElideRight, width);
   return cut + tail;
 }
@@ -622,7 +684,9 @@ void paint_timeline(QPainter& painter, const TimelineData& data, const TimelineV
                        style::kRowStripe);
   paint_bands(f, data.idle, style::kIdle);
   paint_bands(f, data.gc, style::kGc);
-  const TimeRuler ruler = make_ruler(view.mapping, geometry.width, double(data.first_time));
+  // The ruler reads record times (recorder/FORMAT.md, "Times"): from the
+  // trace's origin, as every other time Skein shows.
+  const TimeRuler ruler = make_ruler(view.mapping, geometry.width, 0.0);
   paint_grid(f, ruler);
   if (view.selected)
     if (const auto slot = view.slot_of(data.threads[*view.selected].row))
@@ -633,9 +697,11 @@ void paint_timeline(QPainter& painter, const TimelineData& data, const TimelineV
   for (std::int32_t s = f.first_slot; s <= f.last_slot; ++s) paint_row(f, s, labels);
   painter.setRenderHint(QPainter::Antialiasing, true);
   paint_edges(f);
+  paint_selected_turn(f);
   paint_anomalies(f);
   paint_path(f);
   paint_labels(f, labels);
+  paint_notes(f);
   painter.setClipping(false);
   painter.setRenderHint(QPainter::Antialiasing, false);
   paint_ruler(f, ruler);

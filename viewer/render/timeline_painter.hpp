@@ -12,7 +12,9 @@
 // density mark in the strip under the ruler instead of its arrows.
 // Labels are drawn only on threads wide enough to carry one, elided to
 // the thread's width (elided_thread_label: the id stays whole; the
-// widget's tooltip has the full text).
+// widget's tooltip has the full text). The trace's text is drawn as
+// xml_characters() (viewer/core/output_escape.hpp) gives it, so that an SVG
+// of the timeline is well-formed XML whatever bytes the labels hold.
 //
 // Layers, bottom to top: canvas and row stripes, idle and GC bands, grid,
 // selection, highlighted threads (summary, search, anomaly), thread lines

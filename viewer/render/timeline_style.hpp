@@ -30,6 +30,7 @@ inline const QColor kSelectedLine{0x11, 0x18, 0x27};
 inline const QColor kHighlight{0xbf, 0xee, 0xf9};     // a band behind a highlighted thread
 inline const QColor kCurrentMatch{0x08, 0x91, 0xb2};  // the outline of the search's current match
 inline const QColor kCausalPath{0xc0, 0x26, 0xd3};    // the Why? path's links
+inline const QColor kNoteBackground{0xfe, 0xf2, 0xf2};  // behind a finding's row names
 
 inline const QColor kSpawn{0x6b, 0x72, 0x80};
 inline const QColor kRead{0x25, 0x63, 0xeb};

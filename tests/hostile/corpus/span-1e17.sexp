@@ -1,0 +1,12 @@
+(skein-trace 1 (process "hostile"))
+; A valid trace spanning 10^17 ns: memory must not grow with the span.
+(spawn 0 1 0 task)
+(spawn 0 2 0 task)
+(switch 0 1)
+(switch 1000 -1)
+(notify 50000000000000000 -1 2 timer)
+(switch 50000000000000000 2)
+(resolve 50000000000000010 2 2 ok)
+(switch 50000000000000010 -1)
+(idle 50000000000000020)
+(end 100000000000000000)

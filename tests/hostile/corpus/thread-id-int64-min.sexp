@@ -1,0 +1,6 @@
+(skein-trace 1 (process "hostile"))
+(spawn 10 1 0 task)
+(spawn 20 -9223372036854775808 0 task)
+(switch 30 1)
+(notify 40 1 -9223372036854775808 io)
+(end 50)

@@ -1,0 +1,6 @@
+(skein-trace 1 (process "hostile"))
+(spawn 10 1 0 task)
+(switch 20 1)
+(switch 30 -1)
+(idle 9223372036854775807)
+(end 9223372036854775807)
