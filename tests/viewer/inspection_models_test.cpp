@@ -486,6 +486,33 @@ class InspectionModelsTest : public QObject {
     QVERIFY(last_ids(highlighted).empty());
   }
 
+  void summaryDockElidesALongLabel() {
+    // A merge chain's label, as net.ctf's poll loop has: 30 labels joined.
+    std::string label;
+    for (int i = 0; i < 30; ++i) label += (i ? " \xc2\xb7 " : "") + std::string("Netif.rx_poll");
+    const std::string trace = "(skein-trace 1)\n(spawn 0 1 0 task)\n(label 1 1 \"" + label +
+                              "\")\n(switch 2 1)\n(resolve 3 1 1 ok)\n(switch 4 -1)\n(end 5)\n";
+    std::string error;
+    const auto data = test::timeline_from_text(trace, dir_, &error, {}, "long-label");
+    QVERIFY2(data, error.c_str());
+    SummaryDock dock;
+    dock.resize(1500, 400);  // the dock's width in a 1600-pixel window
+    dock.set_data(data);
+    dock.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dock));
+    QTableView* view = dock.view();
+    const QString full = QString::fromStdString(label);
+    const int row = row_named(*dock.proxy(), full);
+    QVERIFY(row >= 0);
+    // Sized by its contents, then capped: the numbers stay on screen.
+    QVERIFY(view->fontMetrics().horizontalAdvance(full) > SummaryDock::kMaxNameWidth);
+    QCOMPARE(view->columnWidth(SummaryModel::NameColumn), SummaryDock::kMaxNameWidth);
+    QVERIFY(view->columnViewportPosition(SummaryModel::RunStddevColumn) +
+                view->columnWidth(SummaryModel::RunStddevColumn) <=
+            view->viewport()->width());
+    QCOMPARE(dock.proxy()->index(row, SummaryModel::NameColumn).data(Qt::ToolTipRole).toString(), full);
+  }
+
   void summaryDockDurationFilter() {
     SummaryDock dock;
     dock.set_data(groups_);

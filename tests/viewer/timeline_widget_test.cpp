@@ -33,6 +33,7 @@
 #include "recorder/trace_import.hpp"
 #include "viewer/app/main_window.hpp"
 #include "viewer/app/timeline_widget.hpp"
+#include "viewer/core/finding_focus.hpp"
 #include "viewer/app/trace_loader.hpp"
 #include "viewer/render/timeline_image.hpp"
 #include "viewer/render/timeline_style.hpp"
@@ -306,6 +307,37 @@ class TimelineWidgetTest : public QObject {
     QVERIFY(close_to(shown.pixelColor(int(w.view().mapping.x_of(250000)), int(wy2)), style::kWaiting, 2));
     const double wy3 = line_y(*data_, w.view(), w.geometry_now(), index(3));
     QVERIFY(close_to(shown.pixelColor(int(std::floor(w.view().mapping.x_of(600000))), int(wy3 - 6)), style::kFailure, 2));
+  }
+
+  void aRowsNoteIsATagAtItsRightEndCappedInWidth() {
+    RenderRequest request;
+    request.width = 1000;
+    request.height = 600;
+    TimelineViewState view = view_for_request(*data_, request);
+    const TimelineGeometry g(request.width, request.height, *data_);
+    const double y2 = line_y(*data_, view, g, index(2));
+    // The tag's background, counted along the row just under its line.
+    const auto tag_span = [&](const QImage& image) {
+      int first = -1, last = -1;
+      for (int x = 0; x < image.width(); ++x)
+        if (close_to(image.pixelColor(x, int(y2) - 8), style::kNoteBackground, 6)) {
+          if (first < 0) first = x;
+          last = x;
+        }
+      return std::pair{first, last};
+    };
+    QCOMPARE(tag_span(render_timeline_image(*data_, view, request.width, request.height)).first, -1);
+    view.notes = {FocusLabel{index(2), "suspect: backend #2"}};
+    const auto [s0, s1] = tag_span(render_timeline_image(*data_, view, request.width, request.height));
+    QVERIFY2(s0 > request.width / 2 && s1 > request.width - 60, qPrintable(QString("%1-%2").arg(s0).arg(s1)));
+    // A merge chain's 400-character label: the tag stops at 45% of the
+    // width, so the row's own name at the left stays in view.
+    std::string chain;
+    for (int i = 0; i < 30; ++i) chain += "Netif.rx_poll \xc2\xb7 ";
+    view.notes = {FocusLabel{index(2), "finding #13: " + chain + "#2"}};
+    const auto [l0, l1] = tag_span(render_timeline_image(*data_, view, request.width, request.height));
+    QVERIFY2(l0 > 0 && l1 - l0 <= int(0.45 * request.width) + 2, qPrintable(QString("%1-%2").arg(l0).arg(l1)));
+    QVERIFY(l0 > request.width / 2);
   }
 
   void loaderDeliversOnTheUiThreadAndReportsErrors() {

@@ -49,7 +49,12 @@ SummaryDock::SummaryDock(QWidget* parent)
   view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   view_->verticalHeader()->hide();
+  // Numbers fit their contents; the name column is sized by its contents
+  // up to kMaxNameWidth (a merge chain's label runs to hundreds of
+  // characters), elided in the middle, whole in its tooltip.
   view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  view_->horizontalHeader()->setSectionResizeMode(SummaryModel::NameColumn, QHeaderView::Interactive);
+  view_->setTextElideMode(Qt::ElideMiddle);
   layout->addWidget(view_, 1);
   status_ = new QLabel(body);
   status_->setWordWrap(true);
@@ -91,6 +96,9 @@ bool SummaryDock::set_duration_filter_text(const QString& text) {
 
 void SummaryDock::model_reset() {
   update_status();
+  view_->resizeColumnToContents(SummaryModel::NameColumn);
+  if (view_->columnWidth(SummaryModel::NameColumn) > kMaxNameWidth)
+    view_->setColumnWidth(SummaryModel::NameColumn, kMaxNameWidth);
   // A reset clears the selection silently: say so.
   if (highlighted_) {
     highlighted_ = false;

@@ -32,6 +32,8 @@ class SummaryDock : public QDockWidget {
   Q_OBJECT
 
  public:
+  // The widest the name column is made; the user may drag it wider.
+  static constexpr int kMaxNameWidth = 360;
   explicit SummaryDock(QWidget* parent = nullptr);
 
   void set_data(std::shared_ptr<const TimelineData> timeline);

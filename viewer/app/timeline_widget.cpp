@@ -258,6 +258,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
                QString::fromStdString(format_duration_ns(
                    static_cast<std::int64_t>(view_.mapping.t_of(x1) - view_.mapping.t_of(x0)))));
   }
+  emit frame_painted();
 }
 
 void TimelineWidget::resizeEvent(QResizeEvent*) {

@@ -117,6 +117,9 @@ class TimelineWidget : public QWidget {
   void selection_changed();
   // A right click on a thread (its index), at a global position.
   void context_requested(std::uint32_t thread, QPoint global);
+  // A frame of a trace was painted (not the empty widget's prompt): what
+  // the benchmarks time a user's wait by.
+  void frame_painted();
 
  protected:
   void paintEvent(QPaintEvent* event) override;

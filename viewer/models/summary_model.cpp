@@ -93,6 +93,10 @@ QVariant SummaryModel::data(const QModelIndex& index, int role) const {
       if (c == ThreadsColumn || c == FailuresColumn)
         return QString::fromStdString(group_thousands(static_cast<std::int64_t>(number(r, c))));
       return QString::fromStdString(format_duration_ns(std::llround(number(r, c))));
+    case Qt::ToolTipRole:
+      // The whole name: the Summary elides long ones (SummaryDock).
+      if (c == NameColumn) return QString::fromStdString(r.name);
+      return {};
     case Qt::TextAlignmentRole:
       return c == NameColumn ? QVariant(int(Qt::AlignLeft | Qt::AlignVCenter))
                              : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));

@@ -6,6 +6,10 @@
 #include <QPainterPath>
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "viewer/core/output_escape.hpp"
 #include "viewer/core/time_ruler.hpp"
@@ -342,7 +346,11 @@ void paint_notes(Frame& f) {
   for (const FocusLabel& note : f.view.notes) {
     const auto slot = f.view.slot_of(f.data.threads[note.thread].row);
     if (!slot || *slot < f.first_slot || *slot > f.last_slot) continue;
-    const QString text = QString::fromStdString(note.text);
+    // A merge chain's label runs to hundreds of characters: the tag keeps
+    // its start ("finding #13: ...") and its id, and leaves the row's own
+    // name at the left in view.
+    const double widest = std::min(560.0, 0.45 * f.labels_right);
+    const QString text = fm.elidedText(trace_text(note.text), Qt::ElideMiddle, widest - 12);
     const double w = fm.horizontalAdvance(text) + 12;
     const double top = f.g.row_top(*slot, f.view.row_offset) + 1;
     const QRectF box(f.labels_right - w - 6, top, w, fm.height() + 2);
@@ -369,7 +377,25 @@ void paint_density(Frame& f) {
   }
 }
 
+// The findings in the window, one marker per row and pixel column (a
+// zoomed-out trace may hold thousands on one pixel, and a frame must cost
+// what it shows, not what the trace holds), with the dashed line from the
+// row a finding names as its cause. Dashing costs by length: past
+// kMaxDashedLinks distinct lines, they are drawn solid and faint.
 void paint_anomalies(Frame& f) {
+  constexpr std::size_t kMaxDashedLinks = 256;
+  struct Marker {
+    double x, y;
+    std::optional<double> from_y;
+    QColor colour;
+  };
+  std::vector<Marker> markers;
+  std::unordered_set<std::uint64_t> taken, linked;
+  const auto key = [](double x, double a, double b) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) << 40) ^
+           (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a + 1e5)) << 20) ^
+           static_cast<std::uint64_t>(static_cast<std::uint32_t>(b + 1e5));
+  };
   // Sorted by time: start at the first in view.
   auto first = std::lower_bound(f.data.anomalies.begin(), f.data.anomalies.end(), f.t0,
                                 [](const TimelineAnomaly& a, double t) { return double(a.time) < t; });
@@ -382,22 +408,43 @@ void paint_anomalies(Frame& f) {
     const auto thread_y = f.row_y(f.data.threads[static_cast<std::size_t>(a.thread)].row);
     if (!thread_y) continue;
     const double y = *thread_y;
+    std::optional<double> from_y;
     if (a.from >= 0) {
       const double yf = std::clamp(f.row_y(f.data.threads[static_cast<std::size_t>(a.from)].row).value_or(y),
                                    double(f.g.rows_top() - 20), double(f.g.rows_bottom() + 20));
-      f.p.setPen(QPen(colour, 1.5, Qt::DashLine));
-      f.p.drawLine(QPointF(x, yf), QPointF(x, y));
+      if (linked.insert(key(x, yf, y)).second) from_y = yf;
     }
+    if (!taken.insert(key(x, y, 0)).second && !from_y) continue;
+    markers.push_back({x, y, from_y, colour});
+  }
+  const bool dashed = linked.size() <= kMaxDashedLinks;
+  for (const Marker& m : markers) {
+    if (!m.from_y) continue;
+    QColor c = m.colour;
+    if (!dashed) c.setAlphaF(0.5);
+    f.p.setPen(QPen(c, dashed ? 1.5 : 1.0, dashed ? Qt::DashLine : Qt::SolidLine));
+    f.p.drawLine(QPointF(m.x, *m.from_y), QPointF(m.x, m.y));
+  }
+  // One diamond a row and column; a missing notification's colour wins.
+  std::unordered_map<std::uint64_t, std::size_t> diamond_of;
+  std::vector<std::size_t> diamonds;
+  for (std::size_t i = 0; i < markers.size(); ++i) {
+    const auto [at, fresh] = diamond_of.try_emplace(key(markers[i].x, markers[i].y, 0), diamonds.size());
+    if (fresh) diamonds.push_back(i);
+    else if (markers[i].colour == style::kMissingNotification) diamonds[at->second] = i;
+  }
+  for (const std::size_t i : diamonds) {
+    const Marker& m = markers[i];
     QPainterPath diamond;
-    diamond.moveTo(x, y - 7);
-    diamond.lineTo(x + 6, y);
-    diamond.lineTo(x, y + 7);
-    diamond.lineTo(x - 6, y);
+    diamond.moveTo(m.x, m.y - 7);
+    diamond.lineTo(m.x + 6, m.y);
+    diamond.lineTo(m.x, m.y + 7);
+    diamond.lineTo(m.x - 6, m.y);
     diamond.closeSubpath();
-    f.p.fillPath(diamond, colour);
+    f.p.fillPath(diamond, m.colour);
     f.p.setPen(QPen(Qt::white, 1.5));
-    f.p.drawLine(QPointF(x, y - 3.5), QPointF(x, y + 1));
-    f.p.drawPoint(QPointF(x, y + 3.5));
+    f.p.drawLine(QPointF(m.x, m.y - 3.5), QPointF(m.x, m.y + 1));
+    f.p.drawPoint(QPointF(m.x, m.y + 3.5));
   }
 }
 
