@@ -6,7 +6,8 @@
 #   make demo    build (release) and run the main job
 #   make test    build (dev: Debug, -Werror) and run every test with ctest
 #   make bench   build (release) and run the benchmarks (never part of test)
-#   make fuzz    build the libFuzzer targets (clang); fuzz each (reader, importers) 60 s
+#   make fuzz    build the libFuzzer targets (clang); fuzz each (reader, importers,
+#                viewer core, databases) 60 s
 #   make asan    build with ASan+UBSan and run the tests (not the GUI and package ones)
 #   make clean   remove build/
 

@@ -80,6 +80,7 @@ class PrefixedSource final : public ByteSource {
   }
   bool decompresses() const override { return inner_->decompresses(); }
   bool cut_short() const override { return inner_->cut_short(); }
+  bool corrupt() const override { return inner_->corrupt(); }
 
  private:
   std::string prefix_;
@@ -129,6 +130,7 @@ class GzipSource final : public ByteSource {
       }
       if (rc == Z_BUF_ERROR) continue;  // needs more input
       if (rc != Z_OK) {
+        corrupt_ = true;
         const std::uint64_t at = inner_->raw_offset() - zs_.avail_in;
         return file_error(name_, "corrupt gzip data near compressed byte " + std::to_string(at) +
                                      ": " + (zs_.msg != nullptr ? zs_.msg : "inflate failed"));
@@ -139,6 +141,7 @@ class GzipSource final : public ByteSource {
   bool cut_short() const override { return cut_short_; }
   std::uint64_t raw_offset() const override { return inner_->raw_offset() - zs_.avail_in; }
   bool decompresses() const override { return true; }
+  bool corrupt() const override { return corrupt_; }
 
  private:
   std::unique_ptr<ByteSource> inner_;
@@ -148,6 +151,7 @@ class GzipSource final : public ByteSource {
   bool initialised_ = false;
   bool in_member_ = false;
   bool cut_short_ = false;
+  bool corrupt_ = false;
   bool done_ = false;
 };
 

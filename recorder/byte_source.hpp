@@ -31,6 +31,10 @@ class ByteSource {
   // True when the bytes read are decompressed (raw_offset() then counts
   // compressed bytes, not bytes read).
   [[nodiscard]] virtual bool decompresses() const { return false; }
+  // True once read() has failed on corrupt compressed data: the file was
+  // read, what it holds is wrong (an error in the trace, not an unreadable
+  // file).
+  [[nodiscard]] virtual bool corrupt() const { return false; }
 };
 
 // Opens `path` for reading; "-" is standard input. The name used in messages

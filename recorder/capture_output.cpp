@@ -221,6 +221,14 @@ Status RingTarget::commit() {
 
 Result<RingTarget> open_ring_target(const std::string& path) {
   RingTarget target;
+  if (path == "-") {
+    // CaptureFdSink: a reader gone reads as such (reader_gone), as in
+    // stream mode.
+    auto sink = std::make_unique<CaptureFdSink>("<stdout>");
+    sink->attach(STDOUT_FILENO, false);
+    target.sink = std::move(sink);
+    return target;
+  }
   bool follow = false;
   if (names_fifo(path, follow)) {
     const int fd = open_fifo_for_writing(path.c_str(), follow);
@@ -231,7 +239,9 @@ Result<RingTarget> open_ring_target(const std::string& path) {
       }
       return open_failure(path, "cannot open the FIFO to write: ");
     }
-    target.sink = descriptor_output(fd, true, path);
+    auto sink = std::make_unique<CaptureFdSink>(path);
+    sink->attach(fd, true);
+    target.sink = std::move(sink);
     if (gzip_by_name(path)) target.sink = gzip_output(std::move(target.sink), path);
     return target;
   }

@@ -76,7 +76,9 @@ namespace skein::capture {
 inline constexpr int kCrashPatienceMs = 1000;
 
 // The sink of the capture's descriptor: the stream mode's file for the
-// writer thread and the crash path, the ring mode's crash path file.
+// writer thread and the crash path, the ring mode's crash path file, and
+// the ring mode's standard output or FIFO (so that a reader gone reads as
+// "trace output closed (EPIPE)" in both modes).
 class CaptureFdSink final : public ByteSink {
  public:
   explicit CaptureFdSink(std::string name) : name_(std::move(name)) {}

@@ -527,18 +527,25 @@ bool is_dump_mark(const Record& r) {
 
 TraceSource::Step MirageSexpImporter::next() {
   State& s = *s_;
+  Step step = Step::end;
+  std::uint64_t mark_line = 0;
   if (s.ahead) {
-    const Step step = *s.ahead;
+    step = *s.ahead;
     s.ahead.reset();
     record_ = s.ahead_record;
     s.delivered_line = s.ahead_line;
-    return step;
+    // A record read ahead may be a dump mark too (two in a row): it is
+    // the snapshot only if nothing follows it, so it is looked past in
+    // turn. A mark holds no text, so reading past it keeps no view alive.
+    if (step != Step::record || !is_dump_mark(record_)) return step;
+    mark_line = s.ahead_line;
+  } else {
+    s.delivered_line = 0;
+    step = read_record();
+    if (step != Step::record || !is_dump_mark(record_)) return step;
+    mark_line = s.lines.line_number();
   }
-  s.delivered_line = 0;
-  Step step = read_record();
-  if (step != Step::record || !is_dump_mark(record_)) return step;
   const Record mark = record_;
-  const std::uint64_t mark_line = s.lines.line_number();
   const Step after = read_record();
   if (after == Step::end) {
     record_ = SnapshotRecord{std::get<ResolveRecord>(mark).time};
@@ -562,7 +569,9 @@ TraceSource::Step MirageSexpImporter::read_record() {
     switch (s.lines.next()) {
       case LineSplitter::Event::line: break;
       case LineSplitter::Event::too_long:
-        return fail(line(), 0, "line longer than 1 MiB (1048576 bytes)");
+        // The column of the first byte past the limit, like any other error's.
+        return fail(line(), static_cast<std::uint32_t>(kMaxLineBytes + 1),
+                    "line longer than 1 MiB (1048576 bytes)");
       case LineSplitter::Event::cut_short:
         truncated_ = true;
         warn(0, 0, "the compressed stream ends early: the trace was cut short");

@@ -2,7 +2,11 @@
 // check of a database made elsewhere; see store_schema.hpp and SCHEMA.md.
 #include "recorder/store_schema.hpp"
 
+#include <sys/stat.h>
+
 #include <array>
+#include <cstring>
+#include <fstream>
 #include <string>
 
 namespace skein {
@@ -82,6 +86,32 @@ Diagnostic not_skein(const SqliteDatabase& db, const std::string& why) {
   return file_error(db.name(), "not a Skein database (" + why + ")");
 }
 
+// True when `path` starts with an SQLite header that says WAL mode: the magic
+// "SQLite format 3\0", then bytes 18 and 19 (the write and read versions)
+// both 2 (https://sqlite.org/fileformat2.html#the_database_header).
+bool wal_mode_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[20] = {};
+  if (!in.read(header, sizeof header)) return false;
+  return std::memcmp(header, "SQLite format 3", 16) == 0 && header[18] == 2 && header[19] == 2;
+}
+
+// Why SQLite cannot read a WAL database it opened read-only: it reads one
+// only through the PATH-shm and PATH-wal files beside it, and creates them
+// when they are missing, which a folder that cannot be written refuses.
+Diagnostic wal_unreadable(const SqliteDatabase& db, const std::string& sqlite_says) {
+  const std::string& path = db.name();
+  struct stat st {};
+  const bool have_shm = stat((path + "-shm").c_str(), &st) == 0;
+  std::string why = have_shm
+                        ? "cannot read this database in WAL mode: SQLite cannot use its " + path + "-shm"
+                        : "cannot read this database in WAL mode here: SQLite needs " + path +
+                              "-shm and -wal beside it and cannot create them, its folder is not writable";
+  why += " (" + sqlite_says + "); copy it to a folder that can be written, or make it a rollback-journal "
+         "database where it can be written: sqlite3 " + path + " 'PRAGMA journal_mode=DELETE'";
+  return file_error(path, std::move(why));
+}
+
 }  // namespace
 
 std::span<const StoreTable> store_tables() { return kTables; }
@@ -109,7 +139,9 @@ Status check_store_schema(SqliteDatabase& db) {
   auto version = db.query_int("PRAGMA user_version");
   if (!version) {
     // The first read of the file: SQLite says here when it is not a
-    // database at all ("file is not a database").
+    // database at all ("file is not a database"), or when it is one in WAL
+    // mode that it cannot read where it lies.
+    if (wal_mode_file(db.name())) return wal_unreadable(db, version.error().message);
     return not_skein(db, "not an SQLite database: " + version.error().message);
   }
   if (version.value() >= 1 && version.value() < kStoreSchemaVersion)

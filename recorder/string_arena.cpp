@@ -25,21 +25,41 @@ constexpr std::string_view kCutOpen = "\u2026 [cut ";
 constexpr std::string_view kCutClose = " bytes]";
 // A UTF-8 character is at most 4 bytes: a cut backs off at most 3.
 constexpr std::size_t kMaxContinuationBytes = 3;
+
+bool continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+std::size_t marker_bytes(std::size_t cut) { return kCutOpen.size() + with_thousands(cut).size() + kCutClose.size(); }
+
+// The character boundary at or before `at` (< text.size()): never split a
+// character, backing off over continuation bytes (10xxxxxx) to the byte
+// that starts the character at the cut.
+std::size_t boundary_at_or_before(std::string_view text, std::size_t at) {
+  for (std::size_t i = 0; i < kMaxContinuationBytes && at > 0 && continuation(text[at]); ++i) --at;
+  return at;
+}
+
+// The next character boundary after `at` (at most text.size()).
+std::size_t next_boundary(std::string_view text, std::size_t at) {
+  ++at;
+  for (std::size_t i = 0; i < kMaxContinuationBytes && at < text.size() && continuation(text[at]); ++i) ++at;
+  return at;
+}
 }  // namespace
 
 std::string fit_string_limit(std::string_view text, std::size_t limit) {
   if (text.size() <= limit) return std::string(text);
   // The marker is longest for the largest count, so room for the count of
   // the whole text is room for any count the cut leaves.
-  const std::size_t marker_room = kCutOpen.size() + with_thousands(text.size()).size() + kCutClose.size();
-  const bool marked = limit >= 32 && marker_room <= limit;
-  std::size_t keep = marked ? limit - marker_room : limit;
-  // Never split a character: back off over continuation bytes (10xxxxxx)
-  // to the byte that starts the character at the cut.
-  for (std::size_t i = 0; i < kMaxContinuationBytes && keep > 0 &&
-                          (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80;
-       ++i)
-    --keep;
+  const bool marked = limit >= 32 && marker_bytes(text.size()) <= limit;
+  std::size_t keep = boundary_at_or_before(text, marked ? limit - marker_bytes(text.size()) : limit);
+  // The marker of the smaller count the cut leaves may have fewer digits,
+  // and so leave room for a character or two more. Each step keeps more,
+  // and what is kept stays within the limit, so this ends.
+  while (marked) {
+    const std::size_t more = next_boundary(text, keep);
+    if (more >= text.size() || more + marker_bytes(text.size() - more) > limit) break;
+    keep = more;
+  }
   std::string out(text.substr(0, keep));
   if (marked) {
     out += kCutOpen;

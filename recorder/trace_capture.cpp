@@ -196,10 +196,18 @@ bool g_handlers_installed = false;
 struct sigaction g_previous_actions[NSIG];
 bool g_handler_installed[NSIG] = {};
 // Every signal whose default action ends the process (signal(7)): the
-// faults first, then the others. SIGUSR1 is ring mode's snapshot request.
+// faults first, then the others, then (for_each_flushed_signal) the real-time
+// signals the C library leaves to programs, SIGRTMIN to SIGRTMAX, whose
+// default is to end the process too. SIGUSR1 is ring mode's snapshot
+// request.
 constexpr int kFlushedSignals[] = {SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT, SIGTRAP,   SIGSYS,
                                    SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE, SIGUSR1,   SIGUSR2,
                                    SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSTKFLT, SIGPWR};
+template <class F>
+void for_each_flushed_signal(F&& f) {
+  for (int sig : kFlushedSignals) f(sig);
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX && sig < NSIG; ++sig) f(sig);
+}
 // How long a second fatal signal waits for the first one's flush.
 constexpr int kCrashWaitSteps = 100'000;  // of 100 µs: 10 s
 alignas(16) char g_alt_stack[64 * 1024];
@@ -619,10 +627,10 @@ void install_handlers(const CaptureOptions& options) {
   // (SIGPIPE among them, which its writes may raise).
   sigset_t flushing;
   sigemptyset(&flushing);
-  for (int sig : kFlushedSignals) sigaddset(&flushing, sig);
-  for (int sig : kFlushedSignals) {
+  for_each_flushed_signal([&](int sig) { sigaddset(&flushing, sig); });
+  for_each_flushed_signal([&](int sig) {
     g_handler_installed[sig] = false;
-    if (!default_action(sig, g_previous_actions[sig])) continue;  // the program's, or ignored: left to it
+    if (!default_action(sig, g_previous_actions[sig])) return;  // the program's, or ignored: left to it
     struct sigaction action {};
     if (sig == SIGUSR1 && options.mode == CaptureMode::ring) {
       action.sa_handler = on_usr1;
@@ -634,22 +642,22 @@ void install_handlers(const CaptureOptions& options) {
       action.sa_flags = SA_ONSTACK;
     }
     g_handler_installed[sig] = sigaction(sig, &action, nullptr) == 0;
-  }
+  });
   g_previous_terminate = std::set_terminate(on_terminate);
 }
 
 void uninstall_handlers() {
   if (!g_handlers_installed) return;
   g_handlers_installed = false;
-  for (int sig : kFlushedSignals) {
-    if (!g_handler_installed[sig]) continue;
+  for_each_flushed_signal([](int sig) {
+    if (!g_handler_installed[sig]) return;
     g_handler_installed[sig] = false;
     // A handler the program installed since is the program's to keep.
     struct sigaction current {};
-    if (sigaction(sig, nullptr, &current) != 0 || (current.sa_flags & SA_SIGINFO) != 0) continue;
+    if (sigaction(sig, nullptr, &current) != 0 || (current.sa_flags & SA_SIGINFO) != 0) return;
     if (current.sa_handler == on_fatal_signal || current.sa_handler == on_usr1)
       sigaction(sig, &g_previous_actions[sig], nullptr);
-  }
+  });
   std::set_terminate(g_previous_terminate);
 }
 

@@ -15,9 +15,12 @@
 //                               thread's CPU time to stderr at stop
 //
 // The file is written on a normal exit (atexit), on std::terminate, and best
-// effort on fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM,
-// SIGINT): what is buffered is written with async-signal-safe calls, and the
-// signal is then re-raised with its default action. A clean stop ends the
+// effort on every signal whose default action ends the process (SIGSEGV,
+// SIGABRT, SIGTERM, SIGINT, SIGHUP, SIGPIPE, ... and the real-time signals;
+// SIGUSR1 asks ring mode for a snapshot instead), where that default is
+// still in force at start: what is buffered is written with
+// async-signal-safe calls, and the signal is then re-raised with its
+// default action, so the process dies by it. A clean stop ends the
 // file with (end); a crash leaves it without, which readers report as cut
 // short.
 //

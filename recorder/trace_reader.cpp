@@ -111,7 +111,9 @@ struct TraceReader::State {
           continue;
         }
         case LineSplitter::Event::too_long:
-          return fail(line(), 0, "line longer than 1 MiB (1048576 bytes)");
+          // The column of the first byte past the limit, like any other error's.
+          return fail(line(), static_cast<std::uint32_t>(kMaxLineBytes + 1),
+                      "line longer than 1 MiB (1048576 bytes)");
         case LineSplitter::Event::cut_short:
           truncated = true;
           warn(0, 0, "the compressed stream ends early: the trace was cut short");

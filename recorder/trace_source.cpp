@@ -54,6 +54,31 @@ class SkeinTraceSource final : public TraceSource {
   bool have_header_ = false;
 };
 
+// A trace whose compressed data is corrupt before its format could be told.
+// The file was opened and read; what it holds is wrong, which is an error in
+// the trace (exit status 1 from every command, as `skein check` reports the
+// same damage found later in a stream), not an unreadable file (2: the file
+// cannot be opened or read at all). So the error comes from next(), like any
+// error in a trace's content, and open_trace() succeeds.
+class CorruptTraceSource final : public TraceSource {
+ public:
+  CorruptTraceSource(Diagnostic error, std::uint64_t consumed, std::string name)
+      : TraceSource("unknown", std::move(name)), consumed_(consumed) {
+    error_ = std::move(error);
+  }
+
+  Step next() override {
+    if (reported_) return Step::end;
+    reported_ = true;
+    return Step::error;
+  }
+  std::uint64_t bytes_consumed() const override { return consumed_; }
+
+ private:
+  std::uint64_t consumed_ = 0;
+  bool reported_ = false;
+};
+
 enum class Format : std::uint8_t { skein, mirage_sexp, mirage_ctf, empty, unknown, undecided };
 
 constexpr std::array<unsigned char, 4> kCtfMagicBytes = {0xc1, 0x1f, 0xfc, 0xc1};
@@ -123,6 +148,9 @@ Result<std::unique_ptr<TraceSource>> open_trace_source(std::unique_ptr<ByteSourc
     }
     const std::size_t want = std::min(sizeof chunk, kMaxDetectBytes - head.size());
     auto got = source->read(std::span<char>(chunk, want));
+    if (!got && source->corrupt())
+      return std::unique_ptr<TraceSource>(
+          std::make_unique<CorruptTraceSource>(got.error(), source->raw_offset(), std::move(name)));
     if (!got) return got.error();
     at_end = got.value() == 0;
     head.append(chunk, got.value());

@@ -27,6 +27,9 @@
 //   - '((time ': mirage-sexp;
 //   - anything else, or nothing: an error naming the file and the three
 //     formats expected.
+// Corrupt compressed data is an error in the trace, not in opening it: when
+// it comes before the format is known, open_trace() still succeeds and the
+// source's first next() returns Step::error with it.
 // At most kMaxDetectBytes are looked at; they are replayed to the format's
 // reader, so line numbers and byte offsets count from the file's start.
 //

@@ -2,6 +2,9 @@
 // and the slow half of the resolve record.
 #include "runtime/promise_node.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "runtime/resolver.hpp"
 #include "runtime/settle.hpp"
 #include "runtime/trace_hooks.hpp"
@@ -54,10 +57,21 @@ Node* underlying_slow(Node* node) noexcept {
   return root;
 }
 
-#ifndef NDEBUG
-void check_invariants(const Node* node) noexcept {
+namespace {
+
+// An invariant check that does not depend on NDEBUG: the library may be built
+// without assertions and still be asked to check by an application's headers.
+void require(bool holds, const char* invariant) noexcept {
+  if (holds) [[likely]] return;
+  std::fprintf(stderr, "skein: promise node invariant broken: %s\n", invariant);
+  std::abort();
+}
+
+}  // namespace
+
+void check_node_invariants(const Node* node) noexcept {
   // 1. A node in transition is alive.
-  assert(node->refs > 0);
+  require(node->refs > 0, "node->refs > 0");
   switch (node->state) {
     case NodeState::pending:
       // 2. The waiter list is circular and every waiter knows its input.
@@ -65,34 +79,35 @@ void check_invariants(const Node* node) noexcept {
         const Waiter* w = node->last;
         int budget = 64;
         do {
-          assert(w->input == node && w->on_event != nullptr);
+          require(w->input == node && w->on_event != nullptr,
+                  "w->input == node && w->on_event != nullptr");
           w = w->next;
         } while (w != node->last && --budget > 0);
       }
       // 3. Constants are born settled.
-      assert((node->flags & kUntraced) == 0);
+      require((node->flags & kUntraced) == 0, "(node->flags & kUntraced) == 0");
       break;
     case NodeState::proxy:
       // 4. A proxy forwards to another live node, never to itself.
-      assert(node->proxy != node && node->proxy->refs > 0);
+      require(node->proxy != node && node->proxy->refs > 0,
+              "node->proxy != node && node->proxy->refs > 0");
       break;
     case NodeState::fulfilled:
       // 5. Only rejections carry the cancel flag.
-      assert((node->flags & kCanceled) == 0);
+      require((node->flags & kCanceled) == 0, "(node->flags & kCanceled) == 0");
       break;
     case NodeState::rejected:
-      assert(node->error != nullptr);
+      require(node->error != nullptr, "node->error != nullptr");
       break;
   }
   // 6. A root's cancel source is a proxy that leads back to it.
   if (node->state != NodeState::proxy && node->cancel_source != nullptr) {
     const Node* s = node->cancel_source;
-    assert(s->state == NodeState::proxy);
+    require(s->state == NodeState::proxy, "s->state == NodeState::proxy");
     while (s->state == NodeState::proxy) s = s->proxy;
-    assert(s == node);
+    require(s == node, "s == node");
   }
 }
-#endif
 
 NodeT<void>* resolved_void_node() noexcept {
   // Never freed: one reference is held here forever.

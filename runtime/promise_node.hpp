@@ -176,12 +176,18 @@ template <class T>
 
 // --- invariants -----------------------------------------------------------------
 
-// Checks the invariants of one node (this file's header, OVERVIEW.md); called
-// at every transition in debug builds, compiled out with NDEBUG.
-#ifdef NDEBUG
-inline void check_invariants(const Node*) noexcept {}
-#else
-void check_invariants(const Node* node) noexcept;
+// Checks the invariants of one node (this file's header, OVERVIEW.md) and
+// aborts, naming the broken one, when one fails. The library always defines
+// it, whatever NDEBUG was when the library was built, so an application
+// links in every build type.
+void check_node_invariants(const Node* node) noexcept;
+
+// Called at every transition; it checks unless the translation unit that
+// includes this header defines NDEBUG.
+inline void check_invariants([[maybe_unused]] const Node* node) noexcept {
+#ifndef NDEBUG
+  check_node_invariants(node);
 #endif
+}
 
 }  // namespace skein::detail

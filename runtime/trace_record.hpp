@@ -161,12 +161,14 @@ struct SiteCacheEntry {
 inline SiteCacheEntry g_site_cache[kSiteCacheSize];
 
 // The identity of a call site: libstdc++ and libc++ keep a source_location
-// as one pointer to static data per call site. Elsewhere there is no cheap
-// key, and every spawn takes the sink's own lookup.
+// as one pointer to static data per call site. Elsewhere (clang 14's,
+// cmake/source_location_fallback.hpp) there is no cheap key, and every
+// spawn takes the sink's own lookup.
 inline constexpr bool kSiteCacheable = sizeof(std::source_location) == sizeof(const void*);
 [[nodiscard]] inline const void* site_key(const std::source_location& site) noexcept {
-  if constexpr (kSiteCacheable) return std::bit_cast<const void*>(site);
-  else return nullptr;
+  const void* key = nullptr;
+  if constexpr (kSiteCacheable) std::memcpy(&key, &site, sizeof key);
+  return key;
 }
 [[nodiscard]] inline SiteCacheEntry& site_slot(const void* key) noexcept {
   return g_site_cache[(reinterpret_cast<std::uintptr_t>(key) >> 3) & (kSiteCacheSize - 1)];

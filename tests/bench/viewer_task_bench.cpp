@@ -25,7 +25,6 @@
 #include <QEventLoop>
 #include <QSettings>
 #include <QStandardPaths>
-#include <QTimer>
 
 #include <algorithm>
 #include <cstdio>
@@ -42,6 +41,7 @@
 #include "viewer/app/inspection.hpp"
 #include "viewer/app/main_window.hpp"
 #include "viewer/app/timeline_widget.hpp"
+#include "viewer/app/why_dock.hpp"
 #include "viewer/core/anomaly_table.hpp"
 #include "viewer/core/lint_run.hpp"
 #include "viewer/core/timeline_data.hpp"
@@ -103,17 +103,20 @@ OpenTimes time_open(const std::string& db, std::unique_ptr<MainWindow>& window) 
   bool loaded = false, ok = false, framed = false, settled = false;
   QElapsedTimer clock;
   OpenTimes times;
-  QObject::connect(window.get(), &MainWindow::load_finished, [&](bool good) {
+  // The connections below write to this function's locals: they end with
+  // it (the window lives on for the clicks).
+  QObject scope;
+  QObject::connect(window.get(), &MainWindow::load_finished, &scope, [&](bool good) {
     loaded = true;
     ok = good;
   });
-  QObject::connect(window->timeline(), &TimelineWidget::frame_painted, [&] {
+  QObject::connect(window->timeline(), &TimelineWidget::frame_painted, &scope, [&] {
     if (!framed && window->timeline()->data() != nullptr) {
       framed = true;
       times.first_frame_s = static_cast<double>(clock.nsecsElapsed()) * 1e-9;
     }
   });
-  QObject::connect(window->inspection(), &Inspection::findings_settled, [&] {
+  QObject::connect(window->inspection(), &Inspection::findings_settled, &scope, [&] {
     if (!settled) times.findings_s = static_cast<double>(clock.nsecsElapsed()) * 1e-9;
     settled = true;
   });
@@ -188,9 +191,9 @@ int main(int argc, char** argv) {
     wait_until([&] { return framed; }, "the frame after a click");
     clicks.push_back(static_cast<double>(clock.nsecsElapsed()) * 1e-9);
     QObject::disconnect(connection);
-    // Let the Why? worker the click started finish before the next one.
-    QTimer::singleShot(50, [] {});
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    // The click asked Why? on the analysis worker: its answer comes
+    // before the next click, as a user reads it first.
+    wait_until([&] { return !inspection->why()->loading(); }, "the Why? answer after a click");
   }
   window.reset();
   for (const std::string& f : {never, linted, copy}) std::remove(f.c_str());

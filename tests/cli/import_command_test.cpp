@@ -3,6 +3,7 @@
 // killed (SIGKILL) at random points leaves the old database or a complete
 // new one, never a damaged one; SIGINT removes the temporary file.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,6 +55,25 @@ pid_t start(const std::vector<std::string>& argv) {
     _exit(127);
   }
   return pid;
+}
+
+constexpr std::uint64_t kMissing = ~std::uint64_t{0};
+
+// The size of `path`, or kMissing when there is no such file.
+std::uint64_t file_exists_with_size(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : kMissing;
+}
+
+std::uint64_t file_size(const std::string& path) {
+  const std::uint64_t size = file_exists_with_size(path);
+  return size == kMissing ? 0 : size;
+}
+
+// The inode of `path` (0 when missing): a rename into place changes it.
+std::uint64_t inode(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
 }
 
 std::vector<std::string> temporaries(const TempDir& dir) {
@@ -149,36 +169,64 @@ TEST_CASE("skein import: killed at random points, leaves the old database or a c
                          .size()) +
       "\n";
 
-  // How long a whole import takes, to spread the kills over it.
-  const auto t0 = std::chrono::steady_clock::now();
-  REQUIRE(run_process({kSkein, "import", big, "-o", dir.file("timing.db")}).exit_code == 0);
-  const auto whole =
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
-  std::remove(dir.file("timing.db").c_str());
+  // The points are where the import has got to, not when: how far the
+  // temporary database has grown, as a share of the size a whole import
+  // writes, or the new database renamed into place (a share above 1).
+  REQUIRE(run_process({kSkein, "import", big, "-o", dir.file("sizing.db")}).exit_code == 0);
+  const std::uint64_t whole = file_size(dir.file("sizing.db"));
+  REQUIRE(whole > 0);
+  std::remove(dir.file("sizing.db").c_str());
 
   std::mt19937_64 rng(12345);
-  std::uniform_int_distribution<std::int64_t> delay(0, whole.count() * 11 / 10);
+  std::uniform_real_distribution<double> share(0.0, 1.0);
   int old_seen = 0, new_seen = 0;
   for (int round = 0; round < 12; ++round) {
-    const auto wait = std::chrono::microseconds(delay(rng));
+    // Round 0 kills as soon as the temporary file exists, round 1 once the
+    // rename is done; the others at random shares of the way.
+    const double at = round == 0 ? 0.0 : round == 1 ? 2.0 : share(rng);
+    const std::uint64_t old_inode = inode(target);
     const pid_t child = start({kSkein, "import", big, "-o", target});
     REQUIRE(child > 0);
-    std::this_thread::sleep_for(wait);
-    kill(child, SIGKILL);
+    const std::string temporary = target + ".tmp-" + std::to_string(child);
+    const auto reached = [&] {
+      if (at > 1.0) return inode(target) != old_inode;
+      const std::uint64_t size = file_exists_with_size(temporary);
+      return size != kMissing && static_cast<double>(size) >= at * static_cast<double>(whole);
+    };
+    // Polls the condition itself, with a deadline; an import that ends
+    // first (it renamed before the share was reached) is killed all the same.
+    bool exited = false;
     int status = 0;
-    waitpid(child, &status, 0);
-    INFO("round " << round << ", killed after " << wait.count() << " us");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!reached() && std::chrono::steady_clock::now() < deadline) {
+      if (waitpid(child, &status, WNOHANG) == child) {
+        exited = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    INFO("round " << round << ", killed at " << at << " of the way (of " << whole << " bytes)");
+    REQUIRE((exited || reached()));
+    if (!exited) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+    }
     REQUIRE(skein::test::file_exists(target));
     CHECK(query(target, "PRAGMA integrity_check") == "ok\n");
     CHECK(query(target, "PRAGMA user_version") == "2\n");
     const std::string records = query(target, "SELECT value FROM meta WHERE key = 'records'");
     CHECK((records == "3\n" || records == expected_new));
     CHECK(query(target, "SELECT count(*) FROM events") == records);
+    if (round == 0) CHECK(records == "3\n");
+    if (round == 1) CHECK(records == expected_new);
     (records == "3\n" ? old_seen : new_seen) += 1;
+    // The next round starts from the old database again.
+    if (records != "3\n")
+      REQUIRE(run_process({kSkein, "import", dir.file("old.sexp"), "-o", target}).exit_code == 0);
   }
-  // Both outcomes happen over the rounds; if not, the delays were off.
   WARN("kills before the rename: " << old_seen << ", after: " << new_seen);
   CHECK(old_seen > 0);
+  CHECK(new_seen > 0);
 
   // Leftovers of killed imports go at the next import to the target.
   REQUIRE(run_process({kSkein, "import", dir.file("old.sexp"), "-o", target}).exit_code == 0);

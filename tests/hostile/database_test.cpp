@@ -2,13 +2,19 @@
 // times at ∓2^63, each checked column out of range or of another type, and
 // random damage. The store's open refuses values out of range with the
 // table, row and column; whatever it lets through, every command and the
-// viewer's core handle without a signal, in bounded memory.
+// viewer's core handle without a signal, in bounded memory. And the
+// databases of the corpus's traces as the fuzz targets make and read them
+// (tests/fuzz/trace_database_fuzzer.cpp, viewer_core_fuzzer.cpp): 1 KiB
+// pages, the core, the lints with their verdicts stored, `skein why`, and
+// a frame painted; under the asan preset a signed overflow there aborts.
 #include <catch2/catch.hpp>
 
 #include <random>
 
 #include "tests/hostile/hostile_inputs.hpp"
+#include "viewer/core/anomaly_table.hpp"
 #include "viewer/core/lint_run.hpp"
+#include "viewer/core/why_answer.hpp"
 
 namespace skein::test {
 namespace {
@@ -216,6 +222,57 @@ TEST_CASE("hostile: randomly damaged databases", "[hostile]") {
   CHECK(opened > 0);
   CHECK(refused > 0);
   WARN("damaged databases: " << refused << " refused at open, " << opened << " opened, " << loaded << " loaded");
+}
+
+TEST_CASE("hostile: the corpus's databases through the fuzz targets' paths", "[hostile]") {
+  // Found by fuzzing: thread ids near 2^63 overflowed the lints' thread
+  // table as it grew (ThreadTable::grow, `skein why`), and counter values
+  // from INT64_MIN to INT64_MAX the counter lane's span (`skein render`).
+  limit_memory();
+  int imported = 0;
+  for (const std::string& name : corpus_files()) {
+    INFO(name);
+    TempDir dir;
+    const std::string db = dir.file("fuzz.db");
+    ImportOptions options;
+    options.page_size = 1024;
+    if (!import_text(read_text(corpus_path(name)), db, options, name).ok()) continue;
+    ++imported;
+    {
+      auto store = TraceStore::open(db);
+      REQUIRE(store.ok());
+      const CoreRun core = run_viewer_core(store.value());
+      CHECK(core.error.empty());
+      LintOptions lint;
+      lint.keep_transfers = true;
+      auto report = lint_store(store.value(), lint);
+      REQUIRE(report.ok());
+      std::vector<ControlTransfer> transfers = report.value().transfers;
+      CHECK(store_lint_report(db, report.value(), AnomalyDurability::rebuildable).ok());
+      CHECK(store_transfers(db, std::move(transfers), AnomalyDurability::rebuildable).ok());
+    }
+    auto linted = TraceStore::open(db);
+    REQUIRE(linted.ok());
+    auto why = WhyEngine::open(linted.value());
+    REQUIRE(why.ok());
+    auto threads = linted.value().threads();
+    REQUIRE(threads.ok());
+    for (const StoredThread& t : threads.value()) {
+      WhyQuestion question;
+      question.thread = t.id;
+      (void)why.value().answer(question, 64);
+    }
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"why", "--thread", "1", db}, {"lint", "--no-store", db},
+          {"render", "-o", dir.file("f.png"), "--width", "200", "--height", "150", db}}) {
+      const ProcessResult r = run_skein(args);
+      INFO(args[0] << "; stderr: " << r.err);
+      CHECK(misbehaviour(r, db) == "");
+      if (args[0] == "render") CHECK(r.exit_code == 0);
+    }
+  }
+  // The valid Skein traces and the MirageOS ones that import.
+  CHECK(imported >= 5);
 }
 
 }  // namespace skein::test

@@ -1,12 +1,16 @@
 // every_command_test.cpp — the property: for traces made of extreme ids
 // (INT64_MIN, INT64_MIN + 1, -1, 0, INT64_MAX - 1, INT64_MAX) and extreme
 // times (0, 10^18, the limit 2^62 - 1, one past it, INT64_MAX, -1), and for
-// every trace of the corpus, every `skein` command exits 0, 1 or 2 with a
-// message naming its input, never by a signal, under a memory limit of a
-// few hundred MB; a trace within the limits passes `skein check` and is
+// every file of the corpus, every `skein` command exits 0, 1 or 2 with a
+// message naming its input, never by a signal nor with a sanitizer's
+// report, under a memory limit of a few hundred MB, and so does
+// `skein-view --export-view`; a trace within the limits passes `skein check` and is
 // drawn by `skein render`, one outside them fails both at the record, at
 // FILE:LINE:COL. The viewer's core paths run over every combination.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
 
 #include "tests/hostile/hostile_inputs.hpp"
 
@@ -91,30 +95,48 @@ TEST_CASE("hostile: every command over traces of extreme times", "[hostile][prop
   }
 }
 
-TEST_CASE("hostile: every command over the corpus", "[hostile][property]") {
-  // Valid traces pass `skein check`; the others fail it at a record.
-  const std::vector<std::pair<std::string, bool>> corpus = {
+TEST_CASE("hostile: every command and skein-view --export-view over every file of the corpus", "[hostile][property]") {
+  // Valid traces pass `skein check`; the others fail it at a record. Every
+  // other file of the corpus is held to behaving only: the MirageOS
+  // S-expressions (`skein check` reads Skein's format only) and the inputs
+  // fuzzing found.
+  const std::map<std::string, bool> verdicts = {
       {"thread-ids-near-2p63.sexp", true},  {"thread-id-int64-min.sexp", false},
       {"times-at-limit.sexp", true},        {"time-int64-max.sexp", false},
       {"time-past-limit.sexp", false},      {"time-negative.sexp", false},
       {"gc-duration-past-limit.sexp", false}, {"span-1e16.sexp", true},
       {"span-1e17.sexp", true},
   };
-  for (const auto& [name, valid] : corpus) {
+  const std::vector<std::string> files = corpus_files();
+  for (const auto& [name, valid] : verdicts) CHECK(std::find(files.begin(), files.end(), name) != files.end());
+  CHECK(files.size() > verdicts.size());
+  for (const std::string& name : files) {
     INFO(name);
-    every_command_behaves(corpus_path(name), valid, 1);
-  }
-  // The MirageOS S-expressions: `skein check` reads Skein's format only, so
-  // only the importing commands are held to the verdict.
-  for (const std::string name :
-       {"mirage_sexp/thread-ids-near-2p63.sexp", "mirage_sexp/thread-id-int64-min.sexp", "mirage_sexp/time-past-limit.sexp"}) {
-    INFO(name);
+    const auto verdict = verdicts.find(name);
+    if (verdict != verdicts.end()) {
+      every_command_behaves(corpus_path(name), verdict->second, 1);
+    } else {
+      TempDir dir;
+      const std::string copy = dir.file("trace.sexp");
+      write_file(copy, read_text(corpus_path(name)));
+      for (const CommandRun& run : run_every_command(copy, dir, 0)) {
+        INFO(run.command);
+        CHECK(misbehaviour(run.result, copy) == "");
+      }
+    }
+    // The viewer run as a script over the same file: it opens it, lints it
+    // and writes the view, or says it cannot, without a signal.
     TempDir dir;
-    const std::string copy = dir.file("trace.sexp");
+    const std::string copy = dir.file("view.sexp");
     write_file(copy, read_text(corpus_path(name)));
-    for (const CommandRun& run : run_every_command(copy, dir, 0)) {
-      INFO(run.command);
-      CHECK(misbehaviour(run.result, copy) == "");
+    for (const std::string& out : {dir.file("view.png"), dir.file("view.svg")}) {
+      const ProcessResult view = run_skein_view({copy, "--export-view", out});
+      INFO("skein-view " << copy << " --export-view " << out << "; stderr: " << view.err);
+      CHECK(view.signal == 0);
+      CHECK(view.exit_code >= 0);
+      CHECK(view.exit_code <= 2);
+      CHECK(sanitizer_report(view.err) == "");
+      if (view.exit_code == 0) CHECK(file_exists(out));
     }
   }
 }

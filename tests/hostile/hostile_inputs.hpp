@@ -5,17 +5,20 @@
 // headless viewer core run over one database. README.md in this folder
 // lists the cases.
 //
-// A command "behaves" when it exits 0, 1 or 2 (never by a signal) and,
-// when it fails, says why on stderr naming the input (`FILE:LINE:COL:`,
-// `FILE: ...`) or the command (`skein CMD: ...`), or, for exit 1 with
-// nothing on stderr, prints its verdict (lint's findings, why's answer).
+// A command "behaves" when it exits 0, 1 or 2 (never by a signal, never
+// with a sanitizer's report) and, when it fails, says why on stderr naming
+// the input (`FILE:LINE:COL:`, `FILE: ...`) or the command (`skein CMD:
+// ...`), or, for exit 1 with nothing on stderr, prints its verdict (lint's
+// findings, why's answer).
 #pragma once
 
 #include <sqlite3.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -44,6 +47,18 @@ inline const std::vector<std::int64_t> kExtremeIds = {kMin, kMin + 1, -1, 0, kMa
 inline const std::vector<std::int64_t> kExtremeTimes = {0, 1'000'000'000'000'000'000, kMaxTime, kMaxTime + 1, kMax, -1};
 
 inline std::string corpus_path(const std::string& name) { return std::string(SKEIN_HOSTILE_CORPUS) + "/" + name; }
+
+// Every file of the corpus, its sub-folders' included, as names relative
+// to it ("mirage_sexp/x.sexp"), sorted; not README.md.
+inline std::vector<std::string> corpus_files() {
+  const std::filesystem::path root(SKEIN_HOSTILE_CORPUS);
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root))
+    if (entry.is_regular_file() && entry.path().filename() != "README.md")
+      names.push_back(entry.path().lexically_relative(root).generic_string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -106,9 +121,33 @@ inline ProcessResult run_skein(const std::vector<std::string>& args) {
   return run_process(argv, {}, {"QT_QPA_PLATFORM=offscreen"});
 }
 
+// `skein-view ARGS...` on the offscreen platform (no memory limit: Qt's
+// threads and fonts reserve more address space than a command does).
+inline ProcessResult run_skein_view(const std::vector<std::string>& args) {
+  const char* other = std::getenv("SKEIN_HOSTILE_VIEW");
+  std::vector<std::string> argv = {other != nullptr && other[0] != '\0' ? other : SKEIN_VIEW_PATH};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, {}, {"QT_QPA_PLATFORM=offscreen"});
+}
+
+// The line of a sanitizer's report (AddressSanitizer, LeakSanitizer,
+// UndefinedBehaviorSanitizer) in `err`, or "": a report can come with
+// any exit status, 1 included.
+inline std::string sanitizer_report(const std::string& err) {
+  for (const char* mark : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                           "SUMMARY: AddressSanitizer", "SUMMARY: UndefinedBehaviorSanitizer"}) {
+    const std::size_t at = err.find(mark);
+    if (at == std::string::npos) continue;
+    const std::size_t start = err.rfind('\n', at) == std::string::npos ? 0 : err.rfind('\n', at) + 1;
+    return err.substr(start, err.find('\n', at) - start);
+  }
+  return {};
+}
+
 // Why a command did not behave, or "" when it did (see the file comment).
 inline std::string misbehaviour(const ProcessResult& r, const std::string& input) {
   if (r.signal != 0) return "killed by signal " + std::to_string(r.signal) + "; stderr: " + r.err;
+  if (const std::string report = sanitizer_report(r.err); !report.empty()) return report + "; stderr: " + r.err;
   if (r.exit_code < 0 || r.exit_code > 2) return "exit " + std::to_string(r.exit_code) + "; stderr: " + r.err;
   if (r.exit_code == 0) return {};
   // Exit 1 from lint or why is a verdict, printed on stdout.

@@ -160,6 +160,6 @@ TEST_CASE("a line longer than 1 MiB is an error and reading goes on after it") {
   text += "(label 1 1 \"" + std::string(2 * 1024 * 1024, 'x') + "\")\n";
   text += "(idle 7)\n";
   const auto result = test::read_all(text);
-  CHECK(result.errors == std::vector<std::string>{"t.sexp:2: line longer than 1 MiB (1048576 bytes)"});
+  CHECK(result.errors == std::vector<std::string>{"t.sexp:2:1048577: line longer than 1 MiB (1048576 bytes)"});
   CHECK(result.records == std::vector<std::string>{"(idle 7)"});
 }

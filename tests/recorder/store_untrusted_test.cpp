@@ -1,13 +1,17 @@
 // store_untrusted_test.cpp — a database made elsewhere is untrusted input:
 // TraceStore::open refuses, with a clear message, anything that is not a
 // Skein database of this schema version, and reads the rest defensively
-// (read-only, no writes to anything).
+// (read-only, no writes to anything). A database SQLite cannot read where
+// it lies (WAL mode in a folder that cannot be written) is refused with that
+// reason, not as "not an SQLite database".
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <catch2/catch.hpp>
 
 #include "recorder/store_schema.hpp"
 #include "recorder/trace_store.hpp"
+#include "tests/support/file_modes_enforced.hpp"
 #include "tests/support/store_query.hpp"
 
 using namespace skein;
@@ -148,4 +152,47 @@ TEST_CASE("untrusted: the connection cannot write") {
   CHECK_FALSE(store.value().database().exec("DELETE FROM events").ok());
   CHECK_FALSE(store.value().database().exec("INSERT INTO thread_spans_node VALUES (9, x'00')").ok());
   CHECK(test::query(db, "SELECT count(*) FROM events") == "2\n");
+}
+
+TEST_CASE("untrusted: a WAL database in a folder that cannot be written is refused with the true reason") {
+  TempDir dir;
+  const std::string folder = dir.file("ro");
+  REQUIRE(mkdir(folder.c_str(), 0755) == 0);
+  const std::string db = folder + "/wal.db";
+  REQUIRE(test::import_text(kTrace, db).ok());
+  tamper(db, "PRAGMA journal_mode = WAL");
+  REQUIRE_FALSE(test::file_exists(db + "-wal"));  // a clean close removes them
+  REQUIRE_FALSE(test::file_exists(db + "-shm"));
+  // Where its folder can be written, SQLite makes the files it needs (a
+  // read-only connection may leave them: they hold nothing once it is
+  // closed, and go, so that the folder is as a copy of the file leaves it).
+  REQUIRE(TraceStore::open(db).ok());
+  std::remove((db + "-shm").c_str());
+  std::remove((db + "-wal").c_str());
+
+  REQUIRE(chmod(folder.c_str(), 0555) == 0);
+  std::string error;
+  {
+    const test::FileModesEnforced modes;  // root obeys the folder's mode too
+    REQUIRE(modes.ok());
+    error = open_error(db);
+  }
+  REQUIRE(chmod(folder.c_str(), 0755) == 0);
+  INFO(error);
+  CHECK(error.rfind(db + ": cannot read this database in WAL mode here: SQLite needs " + db +
+                        "-shm and -wal beside it and cannot create them, its folder is not writable (",
+                    0) == 0);
+  CHECK(error.find("sqlite3 " + db + " 'PRAGMA journal_mode=DELETE'") != std::string::npos);
+  CHECK(error.find("not an SQLite database") == std::string::npos);
+  CHECK(error.find("not a Skein database") == std::string::npos);
+  // The same bytes in a rollback-journal database in that folder still open.
+  tamper(db, "PRAGMA journal_mode = DELETE");
+  REQUIRE(chmod(folder.c_str(), 0555) == 0);
+  {
+    const test::FileModesEnforced modes;
+    REQUIRE(modes.ok());
+    error = open_error(db);
+  }
+  REQUIRE(chmod(folder.c_str(), 0755) == 0);
+  CHECK(error == "opened");
 }

@@ -91,8 +91,9 @@ Inspection::Inspection(QMainWindow* window, TimelineWidget* timeline)
   connect(details_, &ThreadDetailsDock::thread_activated, this, &Inspection::go_to_thread);
   connect(anomalies_, &AnomalyDock::anomaly_activated, this, &Inspection::show_anomaly);
   connect(analysis_, &TraceAnalysis::findings_ready, this,
-          [this](quint64 generation, std::vector<LintFinding> findings, bool ran, bool, const QString& error) {
-            on_findings_ready(generation, std::move(findings), ran, error);
+          [this](quint64 generation, std::vector<LintFinding> findings, std::vector<TimelineAnomaly> stored_findings,
+                 bool ran, bool, const QString& error) {
+            on_findings_ready(generation, std::move(findings), std::move(stored_findings), ran, error);
           });
   connect(anomalies_, &AnomalyDock::hidden_rules_changed, this, [this](const QStringList& rules) {
     std::vector<std::string> hidden;
@@ -155,13 +156,13 @@ void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
   // of the event loop).
   finding_to_show_.reset();
   if (full_) {
-    analysis_->open(full_->source);
+    analysis_->open(full_->source, full_);
     anomalies_->set_linting(true);
   }
 }
 
-void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> findings, bool ran,
-                                   const QString& error) {
+void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> findings,
+                                   std::vector<TimelineAnomaly> stored_findings, bool ran, const QString& error) {
   if (!full_ || generation != analysis_->generation()) return;
   anomalies_->set_linting(false);
   if (!error.isEmpty()) {
@@ -170,12 +171,13 @@ void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> 
     emit findings_settled();
     return;
   }
-  if (ran) {
+  {
     // The findings are the one part of the loaded trace the UI thread
-    // changes, once, here: nothing else reads them off this thread. The
-    // object was made non-const by the loader.
+    // changes, once, here: nothing else reads them off this thread (the
+    // analysis worker reads only the thread index). The object was made
+    // non-const by the loader.
     auto& anomalies = const_cast<TimelineData&>(*full_).anomalies;
-    anomalies.clear();
+    anomalies = std::move(stored_findings);  // sorted by time; empty when the lint ran now
     for (const LintFinding& f : findings) {
       TimelineAnomaly a;
       a.time = f.time;
@@ -194,8 +196,9 @@ void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> 
       a.number = f.number;
       anomalies.push_back(std::move(a));
     }
-    std::stable_sort(anomalies.begin(), anomalies.end(),
-                     [](const TimelineAnomaly& x, const TimelineAnomaly& y) { return x.time < y.time; });
+    if (ran)  // the lint's order is by rule; the stored ones come by time
+      std::stable_sort(anomalies.begin(), anomalies.end(),
+                       [](const TimelineAnomaly& x, const TimelineAnomaly& y) { return x.time < y.time; });
     anomalies_->set_data(full_);
     if (filtered_) {
       apply_filter();  // the shown view carries its own copy

@@ -132,7 +132,8 @@ class Inspection : public QObject {
   void on_selection_changed();
   void on_view_changed();
   void on_path_changed();
-  void on_findings_ready(quint64 generation, std::vector<LintFinding> findings, bool ran, const QString& error);
+  void on_findings_ready(quint64 generation, std::vector<LintFinding> findings,
+                         std::vector<TimelineAnomaly> stored_findings, bool ran, const QString& error);
   void update_flame_graph();
   [[nodiscard]] std::vector<std::uint32_t> shown_indexes(const std::vector<ThreadId>& ids) const;
 

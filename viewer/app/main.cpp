@@ -22,6 +22,7 @@
 #include <QtGlobal>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "viewer/app/inspection.hpp"
@@ -69,6 +70,21 @@ bool asks_for_export(int argc, char** argv) {
   return false;
 }
 
+// QCommandLineParser::process, with skein-view's exit statuses: --help and
+// --version print and exit 0; an unknown option or a missing value is a
+// usage error, exit 2 (process() would exit 1, the status of a trace that
+// could not be opened).
+void process_or_exit(QCommandLineParser& parser, const QCoreApplication& app) {
+  if (!parser.parse(app.arguments())) {
+    std::fprintf(stderr, "skein-view: %s\n", qPrintable(parser.errorText()));
+    std::exit(2);
+  }
+  const QStringList given = parser.optionNames();
+  if (given.contains(QStringLiteral("v")) || given.contains(QStringLiteral("version"))) parser.showVersion();
+  for (const char* help : {"h", "?", "help", "help-all"})
+    if (given.contains(QLatin1String(help))) parser.showHelp(0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,7 +123,7 @@ int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
   if (asks_for_text(argc, argv) || !has_display(argc, argv)) {
     QCoreApplication text_only(argc, argv);
-    parser.process(text_only);  // prints the help, the version or a usage error, and exits
+    process_or_exit(parser, text_only);  // prints the help, the version or a usage error, and exits
     std::fprintf(stderr,
                  "skein-view: no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
                  "  Run it in a desktop session, or set QT_QPA_PLATFORM=offscreen to run without one;\n"
@@ -115,7 +131,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   QApplication app(argc, argv);
-  parser.process(app);
+  process_or_exit(parser, app);
   std::optional<std::int64_t> window[2];
   for (int i = 0; i < 2; ++i) {
     const QCommandLineOption& option = i == 0 ? from : to;

@@ -104,6 +104,7 @@ struct TraceAnalysis::Worker {
 
 TraceAnalysis::TraceAnalysis(QObject* parent) : QObject(parent) {
   qRegisterMetaType<std::vector<skein::LintFinding>>();
+  qRegisterMetaType<std::vector<skein::TimelineAnomaly>>();
   thread_ = new QThread(this);
   worker_ = std::make_shared<Worker>();
   context_ = new QObject;  // no parent: it lives on the worker thread
@@ -125,15 +126,16 @@ void TraceAnalysis::run(F&& f) {
   QMetaObject::invokeMethod(context_, std::forward<F>(f), Qt::QueuedConnection);
 }
 
-void TraceAnalysis::open(const std::string& database) {
+void TraceAnalysis::open(const std::string& database, std::shared_ptr<const TimelineData> timeline) {
   const quint64 g = ++generation_;
   linting_ = true;
   std::shared_ptr<Worker> worker = worker_;
   QPointer<TraceAnalysis> self(this);
-  run([worker, self, g, database] {
+  run([worker, self, g, database, timeline = std::move(timeline)] {
     worker->reset(g, database);
     auto outcome = worker->ensure_linted();
     std::vector<LintFinding> findings;
+    std::vector<TimelineAnomaly> stored_findings;
     bool ran = false;
     bool stored = false;
     QString error;
@@ -141,15 +143,20 @@ void TraceAnalysis::open(const std::string& database) {
       findings = std::move(outcome.value().findings);
       ran = outcome.value().ran;
       stored = outcome.value().stored;
+      // Findings the database held (stored by `skein lint`, or by an
+      // earlier open): read here, off the UI thread.
+      if (!ran && timeline && worker->store)
+        stored_findings = load_stored_findings(worker->store->database(), *timeline);
     } else {
       error = QString::fromStdString(outcome.error().to_string());
     }
     QMetaObject::invokeMethod(
         QCoreApplication::instance(),
-        [self, g, findings = std::move(findings), ran, stored, error]() mutable {
+        [self, g, findings = std::move(findings), stored_findings = std::move(stored_findings), ran, stored,
+         error]() mutable {
           if (!self || g != self->generation_) return;
           self->linting_ = false;
-          emit self->findings_ready(g, std::move(findings), ran, stored, error);
+          emit self->findings_ready(g, std::move(findings), std::move(stored_findings), ran, stored, error);
         },
         Qt::QueuedConnection);
   });

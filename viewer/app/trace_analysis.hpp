@@ -13,9 +13,9 @@
 // `transfers`) is used as it is; otherwise every rule runs, with the
 // replay's verdicts kept, and the results are stored in the database, or,
 // when it cannot be written, kept for the session in an attached database
-// in memory. findings_ready() then carries the findings the lint made
-// (none when the database had them already: the timeline read those when
-// it loaded).
+// in memory. findings_ready() then carries the findings: the ones the
+// lint made now, or the ones the database held, read on the worker (the
+// timeline is loaded without them, so they never delay its first frame).
 #pragma once
 
 #include <QObject>
@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "viewer/core/lint_finding.hpp"
+#include "viewer/core/timeline_data.hpp"
 #include "viewer/core/why_answer.hpp"
 
 class QThread;
@@ -40,7 +41,9 @@ class TraceAnalysis : public QObject {
   ~TraceAnalysis() override;
 
   // A new trace database: drops what was kept for the last, and lints.
-  void open(const std::string& database);
+  // `timeline` is the trace as loaded, whose thread index maps stored
+  // findings; the worker only reads it.
+  void open(const std::string& database, std::shared_ptr<const TimelineData> timeline);
   [[nodiscard]] quint64 generation() const { return generation_; }
   [[nodiscard]] bool linting() const { return linting_; }
 
@@ -55,9 +58,11 @@ class TraceAnalysis : public QObject {
 
  signals:
   // The lint of the trace of `generation` is done: `findings` when it ran
-  // now (numbered as `skein lint` numbers them), `stored` when they are in
-  // the database; `error` is empty unless it could not run.
-  void findings_ready(quint64 generation, std::vector<skein::LintFinding> findings, bool ran, bool stored,
+  // now (numbered as `skein lint` numbers them), else `stored_findings`,
+  // read from the database; `stored` when they are in the database;
+  // `error` is empty unless it could not run.
+  void findings_ready(quint64 generation, std::vector<skein::LintFinding> findings,
+                      std::vector<skein::TimelineAnomaly> stored_findings, bool ran, bool stored,
                       const QString& error);
 
  private:

@@ -62,7 +62,12 @@ quint64 TraceLoader::load(const QString& path, const QString& cache_dir) {
       return;
     }
     report(-1, QStringLiteral("Reading the timeline…"));
-    auto data = load_timeline(*opened.store);
+    // The stored findings come after the first frame, from the analysis
+    // worker (trace_analysis.hpp): a trace with millions of them draws as
+    // soon as one without.
+    TimelineLoadOptions load_options;
+    load_options.findings = false;
+    auto data = load_timeline(*opened.store, load_options);
     if (!data) {
       fail(QString::fromStdString(data.error().to_string()), false);
       return;

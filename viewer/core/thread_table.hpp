@@ -64,7 +64,7 @@ class ThreadTable {
   void grow(std::size_t size) {
     dense_.resize(size);
     for (auto it = sparse_.begin(); it != sparse_.end();) {
-      if (it->first >= -1 && static_cast<std::size_t>(it->first + 1) < size) {
+      if (it->first >= -1 && it->first < kDenseLimit && static_cast<std::size_t>(it->first + 1) < size) {
         dense_[static_cast<std::size_t>(it->first + 1)] = std::move(it->second);
         it = sparse_.erase(it);
       } else {

@@ -65,17 +65,17 @@ bool table_exists(SqliteDatabase& db, std::string_view name) {
 // table of that name; its columns are checked first, and anything
 // unexpected means "no markers". Older spellings of two columns (time_ns,
 // "from") are accepted.
-void load_anomalies(SqliteDatabase& db, TimelineData& data) {
-  if (!table_exists(db, "anomalies")) return;
+std::vector<TimelineAnomaly> read_stored_findings(SqliteDatabase& db, const TimelineData& data) {
+  if (!table_exists(db, "anomalies")) return {};
   std::vector<std::string> columns;
   if (!for_each_row(db, "SELECT name FROM pragma_table_info('anomalies')",
                     [&](SqliteStatement& q) { columns.emplace_back(q.text(0)); })
            .ok())
-    return;
+    return {};
   const auto has = [&](std::string_view c) { return std::find(columns.begin(), columns.end(), c) != columns.end(); };
   const char* time = has("time") ? "time" : has("time_ns") ? "time_ns" : nullptr;
   const char* from = has("from_thread") ? "from_thread" : has("from") ? "\"from\"" : "NULL";
-  if (!time || !has("thread") || !has("rule") || !has("message")) return;
+  if (!time || !has("thread") || !has("rule") || !has("message")) return {};
   const char* suspect = has("suspect") ? "suspect" : "NULL";
   const char* severity = has("severity") ? "severity" : "NULL";
   const char* event = has("event") ? "event" : "NULL";
@@ -104,7 +104,8 @@ void load_anomalies(SqliteDatabase& db, TimelineData& data) {
     a.number = q.optional_int64(8).value_or(0);
     found.push_back(std::move(a));
   });
-  if (s.ok()) data.anomalies = std::move(found);
+  if (!s.ok()) return {};
+  return found;
 }
 
 // Sorts `threads` (and `layout`, index for index) by id, keeping the first
@@ -472,8 +473,12 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   auto sites = store.sites();
   if (!sites) return sites.error();
   data.sites = std::move(sites).value();
-  load_anomalies(db, data);
+  if (options.findings) data.anomalies = read_stored_findings(db, data);
   return data;
+}
+
+std::vector<TimelineAnomaly> load_stored_findings(SqliteDatabase& db, const TimelineData& data) {
+  return read_stored_findings(db, data);
 }
 
 }  // namespace skein

@@ -143,7 +143,18 @@ struct TimelineData {
 
 struct TimelineLoadOptions {
   bool write_layout_cache = true;
+  // Read the stored findings (`anomalies`) into TimelineData::anomalies.
+  // skein-view does not: it draws its first frame without them, and its
+  // analysis worker reads them after (load_stored_findings).
+  bool findings = true;
 };
+
+// The findings a lint stored (recorder/SCHEMA.md, "anomalies"), sorted by
+// time, their threads as indexes into `data`'s threads; empty when there
+// are none, or when the table is not one `skein lint` wrote (a user's own
+// table of that name). Reads only `data`'s thread index, so it may run on
+// another thread than the one that owns `data`.
+[[nodiscard]] std::vector<TimelineAnomaly> load_stored_findings(SqliteDatabase& db, const TimelineData& data);
 
 // Assembly, shared by load_timeline and the view filters
 // (timeline_filter.hpp), which derive a TimelineData from another:

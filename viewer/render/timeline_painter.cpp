@@ -531,7 +531,8 @@ void paint_counters(Frame& f) {
     f.p.fillRect(QRectF(0, y0, f.g.width, lane), c % 2 ? style::kRowStripe : style::kRulerBackground);
     f.p.setPen(QPen(style::kBorder, 1));
     f.p.drawLine(QPointF(0, y0 + 0.5), QPointF(f.g.width, y0 + 0.5));
-    const double span = double(std::max<std::int64_t>(1, counter.max - std::min<std::int64_t>(0, counter.min)));
+    // In double: the values span up to 2^64 (INT64_MIN to INT64_MAX).
+    const double span = std::max(1.0, double(counter.max) - double(std::min<std::int64_t>(0, counter.min)));
     const double base = double(std::min<std::int64_t>(0, counter.min));
     const auto y_of = [&](std::int64_t v) { return y0 + lane - 3 - (double(v) - base) / span * (lane - 8); };
     // The value in force at each column's right edge: one sample per

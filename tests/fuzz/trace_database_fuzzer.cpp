@@ -1,0 +1,70 @@
+// trace_database_fuzzer.cpp — libFuzzer target over trace database files:
+// the input bytes are written to a file, which TraceStore::open opens as
+// every command and skein-view open a database they are given; then what
+// `skein info`, `summary` and `lint` read of it, load_timeline, the
+// viewer's pictures (viewer_paths.hpp) and one frame painted by
+// render_timeline_image at 160 x 90, as `skein render` and skein-view
+// draw it. Seeds: databases fuzz_database_seeds makes at fuzz time from
+// small traces, with values no import writes (tools/fuzz).
+//
+// Invariants, beyond "no crash" (ASan and UBSan are on): open refuses a
+// damaged database with an error naming it; an opened one loads or fails
+// naming it; a loaded timeline holds its invariants; the frame has the
+// size asked for. The QGuiApplication (fonts, for painting text) is made
+// once, on the offscreen platform.
+#include <QGuiApplication>
+#include <QImage>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "tests/fuzz/viewer_paths.hpp"
+#include "viewer/render/timeline_image.hpp"
+
+namespace {
+
+const std::string& database_path() {
+  static const std::string path = skein::fuzz::scratch_directory() + "/fuzz.db";
+  return path;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  static int argc = 1;
+  static char name[] = "trace_database_fuzzer";
+  static char* argv[] = {name, nullptr};
+  static QGuiApplication* app = new QGuiApplication(argc, argv);
+  (void)app;
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string& path = database_path();
+  skein::fuzz::remove_database(path);
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data),
+                                                                static_cast<std::streamsize>(size));
+  auto store = skein::TraceStore::open(path);
+  if (!store) {
+    skein::fuzz::check_names(store.error(), path);
+    return 0;
+  }
+  skein::fuzz::run_queries(store.value());
+  auto loaded = skein::load_timeline(store.value(), skein::TimelineLoadOptions{false});
+  if (!loaded) {
+    skein::fuzz::check_names(loaded.error(), path);
+    return 0;
+  }
+  const skein::TimelineData& timeline = loaded.value();
+  skein::fuzz::run_pictures(timeline);
+  skein::RenderRequest request;
+  request.width = 160;
+  request.height = 90;
+  const QImage frame = skein::render_timeline_image(timeline, skein::view_for_request(timeline, request),
+                                                    request.width, request.height);
+  if (frame.width() != request.width || frame.height() != request.height) skein::fuzz::violated("frame size");
+  (void)skein::fuzz::run_lints(store.value(), false);
+  return 0;
+}
