@@ -93,8 +93,8 @@ struct ImportReport {
 struct ImportResult {
   enum class Failure : std::uint8_t {
     none,
-    unreadable,  // the trace cannot be opened or its format is unknown
-    invalid,     // the trace has an error (or, with strict, a warning)
+    unreadable,  // the trace cannot be opened or read
+    invalid,     // the trace has an error, its format unknown included (or, with strict, a warning)
     database,    // the database cannot be written
     cancelled,
   };

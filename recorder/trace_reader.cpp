@@ -21,6 +21,7 @@ struct TraceReader::State {
   bool done = false;
 
   bool have_header = false;
+  bool saw_text = false;  // a line before the header held more than blanks
   TraceHeader header;
   Record record;
   Diagnostic error;
@@ -64,6 +65,7 @@ struct TraceReader::State {
   Step handle_line(std::string_view text, bool last_unterminated, bool& produced) {
     produced = false;
     if (!have_header) {
+      if (text.find_first_not_of(" \t") != std::string_view::npos) saw_text = true;
       const LineKind kind = parser.parse_header(text, header);
       if (kind == LineKind::blank) return Step::record;  // keep looking
       if (kind == LineKind::error) {
@@ -131,9 +133,10 @@ struct TraceReader::State {
 
   Step finish() {
     if (!have_header && error.message.empty()) {
-      return fail(line() == 0 ? 1 : line(), 0,
-                  line() == 0 ? "empty input: expected the header '(skein-trace 1 ...)'"
-                              : "no header: expected '(skein-trace 1 ...)' before the end");
+      // Nothing but blanks is empty, at line 1, as open_trace() says of it.
+      return fail(saw_text ? line() : 1, 0,
+                  saw_text ? "no header: expected '(skein-trace 1 ...)' before the end"
+                           : "empty input: expected the header '(skein-trace 1 ...)'");
     }
     return Step::end;
   }

@@ -54,10 +54,11 @@ class SkeinTraceSource final : public TraceSource {
   bool have_header_ = false;
 };
 
-// A trace whose compressed data is corrupt before its format could be told.
-// The file was opened and read; what it holds is wrong, which is an error in
-// the trace (exit status 1 from every command, as `skein check` reports the
-// same damage found later in a stream), not an unreadable file (2: the file
+// A trace whose content is wrong before its format could be told: its
+// compressed data is corrupt, or it is empty, or its first bytes are in no
+// format Skein reads. The file was opened and read; what it holds is wrong,
+// which is an error in the trace (exit status 1 from every command, as
+// `skein check` reports the same input), not an unreadable file (2: the file
 // cannot be opened or read at all). So the error comes from next(), like any
 // error in a trace's content, and open_trace() succeeds.
 class CorruptTraceSource final : public TraceSource {
@@ -169,10 +170,15 @@ Result<std::unique_ptr<TraceSource>> open_trace_source(std::unique_ptr<ByteSourc
       trace = std::make_unique<CtfImporter>(std::move(replayed), std::move(name));
       break;
     case Format::empty:
-      return file_error(std::move(name), std::string("empty input: ") + kExpectedFormats);
+      return std::unique_ptr<TraceSource>(std::make_unique<CorruptTraceSource>(
+          Diagnostic{Severity::error, name, 1, 0, std::string("empty input: ") + kExpectedFormats}, 0,
+          std::move(name)));
     case Format::unknown:
     case Format::undecided:
-      return file_error(std::move(name), std::string("unknown trace format: ") + kExpectedFormats);
+      // Where the format could not be told: the file's first byte.
+      return std::unique_ptr<TraceSource>(std::make_unique<CorruptTraceSource>(
+          Diagnostic{Severity::error, name, 1, 1, std::string("unknown trace format: ") + kExpectedFormats}, 0,
+          std::move(name)));
   }
   return trace;
 }

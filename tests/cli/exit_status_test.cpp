@@ -7,7 +7,9 @@
 //     message, whether the damage comes before the trace's format can be
 //     told or later in the stream;
 //   - a line longer than 1 MiB is reported as FILE:LINE:COL like every
-//     other reader error, COL the first byte past the limit.
+//     other reader error, COL the first byte past the limit;
+//   - an empty file, or one in no format Skein reads, is an error in the
+//     trace at its first line (exit 1 from every command, as from check).
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -111,4 +113,44 @@ TEST_CASE("exit status: a line longer than 1 MiB is FILE:LINE:COL, exit 1, in ch
   const auto import = run_process({kSkein, "import", trace, "-o", dir.file("long.db")});
   CHECK(import.exit_code == 1);
   CHECK(import.err == expected);
+}
+
+TEST_CASE("exit status: an empty or unknown file is an error in the trace, exit 1 from every command") {
+  TempDir dir;
+  struct Input {
+    std::string name, bytes, where;  // where: the location every command names
+  };
+  const std::vector<Input> inputs = {
+      {"empty.sexp", "", ":1: "},
+      {"blank.sexp", " \n\n", ":1: "},
+      {"notes.txt", "hello world\n", ":1:1: "},
+      {"binary.bin", std::string("\x7f" "ELF\x02\x01\x01", 7), ":1:1: "},
+  };
+  for (const Input& in : inputs) {
+    const std::string trace = dir.file(in.name);
+    skein::test::write_file(trace, in.bytes);
+    const std::vector<std::vector<std::string>> commands = {
+        {"check", trace},
+        {"import", trace, "-o", dir.file("out.db")},
+        {"lint", trace},
+        {"export", trace, "--format", "chrome", "-o", dir.file("out.json")},
+        {"info", trace},
+        {"summary", trace},
+        {"render", trace, "-o", dir.file("out.png")},
+        {"why", trace, "--thread", "1"},
+    };
+    for (const auto& command : commands) {
+      std::vector<std::string> argv = {kSkein};
+      argv.insert(argv.end(), command.begin(), command.end());
+      const auto r = run_process(argv, {}, kNoDisplay);
+      INFO(in.name << ": skein " << command.front() << " -> exit " << r.exit_code << ": " << r.err);
+      CHECK(r.exit_code == 1);
+      CHECK(r.signal == 0);
+      CHECK(r.err.find(trace + in.where) != std::string::npos);
+    }
+    CHECK_FALSE(skein::test::file_exists(dir.file("out.db")));
+    CHECK_FALSE(skein::test::file_exists(dir.file("out.json")));
+    CHECK_FALSE(skein::test::file_exists(dir.file("out.png")));
+    CHECK_FALSE(skein::test::file_exists(trace + ".skein.db"));
+  }
 }

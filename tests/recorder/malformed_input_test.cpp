@@ -95,6 +95,10 @@ TEST_CASE("malformed headers are fatal with exact messages") {
     return result.errors.front();
   };
   CHECK(only_error("") == "t.sexp:1: empty input: expected the header '(skein-trace 1 ...)'");
+  // Blank lines only are empty too, at line 1 as the format detection says;
+  // a comment is text, so its trace lacks a header at the end.
+  CHECK(only_error(" \n\t\n\n") == "t.sexp:1: empty input: expected the header '(skein-trace 1 ...)'");
+  CHECK(only_error("; notes\n\n") == "t.sexp:2: no header: expected '(skein-trace 1 ...)' before the end");
   CHECK(only_error("(spawn 1 2 0 bind)\n") == "t.sexp:1:2: expected the header '(skein-trace 1 ...)'");
   CHECK(only_error("(skein-trace 2)\n(idle 5)\n") ==
         "t.sexp:1:14: unsupported format version 2 (this reader reads version 1)");

@@ -273,11 +273,13 @@ TEST_CASE("import: a failed import keeps the old database") {
   CHECK(query(db, "SELECT value FROM meta WHERE key = 'records'") == "1\n");
 }
 
-TEST_CASE("import: an unknown format or a missing file is unreadable") {
+TEST_CASE("import: an unknown format is an error in the trace, a missing file is unreadable") {
   TempDir dir;
+  // The file was read: what it holds is wrong (exit 1 from every command).
   const ImportResult unknown = test::import_text("hello\n", dir.file("u.db"), {}, "u.txt");
-  CHECK(unknown.failure == ImportResult::Failure::unreadable);
-  CHECK_THAT(unknown.error.to_string(), Catch::StartsWith("u.txt: ") && Catch::Contains("expected a Skein trace"));
+  CHECK(unknown.failure == ImportResult::Failure::invalid);
+  CHECK_THAT(unknown.error.to_string(),
+             Catch::StartsWith("u.txt:1:1: unknown trace format: ") && Catch::Contains("expected a Skein trace"));
   const ImportResult missing = import_trace(dir.file("none.sexp"), dir.file("n.db"));
   CHECK(missing.failure == ImportResult::Failure::unreadable);
   CHECK(missing.error.to_string() == dir.file("none.sexp") + ": cannot open: No such file or directory");
