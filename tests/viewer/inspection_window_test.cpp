@@ -393,6 +393,23 @@ class InspectionWindowTest : public QObject {
     QVERIFY2(copied.contains(QStringLiteral("handler")), qPrintable(copied));
     QVERIFY2(copied.startsWith(QStringLiteral("thread 3 (handler)")), qPrintable(copied));
   }
+
+  // Last, as it opens another trace and comes back.
+  void reopen_last_opens_the_trace_before_this_one() {
+    const QString other = dir_.filePath(QStringLiteral("other.db"));
+    QVERIFY(QFile::copy(db_, other));
+    QSignalSpy finished(window_.get(), &MainWindow::load_finished);
+    window_->open(other);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(QFileInfo(window_->current_path()).absoluteFilePath(), QFileInfo(other).absoluteFilePath());
+    // Not the trace shown (that is View ▸ Reload): the one before it.
+    window_->reopen_last();
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(QFileInfo(window_->current_path()).absoluteFilePath(), QFileInfo(db_).absoluteFilePath());
+    window_->reopen_last();
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(QFileInfo(window_->current_path()).absoluteFilePath(), QFileInfo(other).absoluteFilePath());
+  }
 };
 
 QTEST_MAIN(InspectionWindowTest)

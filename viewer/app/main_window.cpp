@@ -68,10 +68,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   open_action->setShortcut(QKeySequence::Open);
   recent_menu_ = file->addMenu(QStringLiteral("Open &Recent"));
-  file->addAction(QStringLiteral("Reopen &Last"), this, [this] {
-    const QStringList recent = QSettings().value(QLatin1String(kRecentKey)).toStringList();
-    if (!recent.isEmpty()) open(recent.first());
-  });
+  file->addAction(QStringLiteral("Reopen &Last"), this, &MainWindow::reopen_last);
   file->addSeparator();
   QMenu* export_menu = file->addMenu(QStringLiteral("&Export View"));
   const auto export_as = [this](const QString& suffix, const QString& filter) {
@@ -339,6 +336,17 @@ void MainWindow::show_context_menu(std::uint32_t thread, QPoint global) {
                  [this, id] { inspection_->toggle_fold(id); });
   menu.addAction(QStringLiteral("Copy Details"), this, &MainWindow::copy_details);
   menu.exec(global);
+}
+
+void MainWindow::reopen_last() {
+  // The most recent trace other than the one shown (that one is View ▸
+  // Reload): the recent list starts with the open trace once it loaded.
+  const QString shown = current_path_.isEmpty() ? QString() : QFileInfo(current_path_).absoluteFilePath();
+  for (const QString& path : QSettings().value(QLatin1String(kRecentKey)).toStringList())
+    if (path != shown) {
+      open(path);
+      return;
+    }
 }
 
 void MainWindow::remember(const QString& path) {

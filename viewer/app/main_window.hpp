@@ -56,6 +56,8 @@ class MainWindow : public QMainWindow {
   // View ▸ Reload: open(the current trace), keeping the window and the
   // selection; nothing when no trace is open.
   void reload();
+  // File ▸ Reopen Last: the most recent trace other than the one open.
+  void reopen_last();
   [[nodiscard]] QString current_path() const { return current_path_; }
   [[nodiscard]] TraceNoticeBar* trace_notice() const { return notice_; }
   // After the next load, show [from, to] (record times, ns from the
