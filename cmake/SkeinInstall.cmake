@@ -41,7 +41,7 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/runtime/" DESTINATION "${SKEIN_INSTALL_
         FILES_MATCHING PATTERN "*.hpp")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/recorder/" DESTINATION "${SKEIN_INSTALL_INCLUDEDIR}/recorder"
         FILES_MATCHING PATTERN "*.hpp")
-install(FILES "${PROJECT_SOURCE_DIR}/recorder/FORMAT.md" "${PROJECT_SOURCE_DIR}/recorder/SCHEMA.md"
+install(FILES "${PROJECT_SOURCE_DIR}/recorder/format/FORMAT.md" "${PROJECT_SOURCE_DIR}/recorder/store/SCHEMA.md"
               "${PROJECT_SOURCE_DIR}/runtime/OVERVIEW.md"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}")
 

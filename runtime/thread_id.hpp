@@ -7,7 +7,7 @@
 //   1.. every promise the runtime creates, counted up in creation order
 //   -2  kNoThread: a constant promise (resolved(), failed()) that is not a
 //       thread and is never named in a trace.
-// The alias is the same as recorder/record.hpp's, so both headers can meet in
+// The alias is the same as recorder/format/record.hpp's, so both headers can meet in
 // one translation unit; the constants live in skein::trace to keep apart.
 #pragma once
 

@@ -84,7 +84,7 @@
 namespace skein::trace {
 
 // What a Record is; the values are the recorder's RecordHead
-// (recorder/record.hpp), which static_asserts that they agree.
+// (recorder/format/record.hpp), which static_asserts that they agree.
 enum class RecordCode : std::uint8_t {
   site, spawn, label, switch_, wait, read, notify, resolve, merge, counter, idle, gc, lost, end,
   return_, should_resolve, snapshot

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "recorder/trace_capture.hpp"
+#include "recorder/capture/trace_capture.hpp"
 
 namespace skein::samples {
 

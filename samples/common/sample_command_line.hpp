@@ -7,7 +7,7 @@
 // integer outside its range, an unknown option or a missing value prints the
 // usage to stderr and exits with 2; --help (or -h) prints it to stdout and
 // exits with 0. Tracing: SKEIN_TRACE=FILE in the environment starts a
-// capture before main (recorder/trace_autostart.cpp); --trace FILE stops
+// capture before main (recorder/capture/trace_autostart.cpp); --trace FILE stops
 // that one, if any, and captures to FILE instead, so the option wins.
 #pragma once
 

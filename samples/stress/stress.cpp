@@ -12,7 +12,7 @@
 // label, a counter, and lookups in a cache of values that were ready long
 // before (binds on settled threads: a read each, no new thread). The client
 // loops are tail calls, so each client is one row continued by merges. That
-// gives roughly the proportions of a traced server (recorder/FORMAT.md,
+// gives roughly the proportions of a traced server (recorder/format/FORMAT.md,
 // "Size"): reads about two fifths of the records, spawns and resolves about
 // a sixth each, then waits, notifies, switches and merges. Every wake-up
 // comes from a timer, a resolve or another thread's notify: no thread wakes

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "recorder/trace_writer.hpp"
+#include "recorder/format/trace_writer.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 
 namespace {

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "recorder/record.hpp"
+#include "recorder/format/record.hpp"
 
 namespace skein::samples {
 

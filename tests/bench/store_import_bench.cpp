@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "recorder/trace_import.hpp"
-#include "recorder/trace_writer.hpp"
+#include "recorder/store/trace_import.hpp"
+#include "recorder/format/trace_writer.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/bench/bench_report.hpp"
 #include "tests/support/subprocess.hpp"

@@ -12,8 +12,8 @@
 #include <cstdio>
 #include <string>
 
-#include "recorder/trace_reader.hpp"
-#include "recorder/trace_writer.hpp"
+#include "recorder/format/trace_reader.hpp"
+#include "recorder/format/trace_writer.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/bench/bench_report.hpp"
 

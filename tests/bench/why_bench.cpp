@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "recorder/trace_import.hpp"
-#include "recorder/trace_store.hpp"
-#include "recorder/trace_writer.hpp"
+#include "recorder/store/trace_import.hpp"
+#include "recorder/store/trace_store.hpp"
+#include "recorder/format/trace_writer.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/bench/bench_report.hpp"
 #include "viewer/core/anomaly_table.hpp"

@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "recorder/capture_buffer.hpp"
+#include "recorder/capture/capture_buffer.hpp"
 
 using namespace skein;
 using namespace skein::capture;

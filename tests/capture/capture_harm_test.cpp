@@ -33,11 +33,11 @@
 #include <variant>
 #include <vector>
 
-#include "recorder/byte_source.hpp"
-#include "recorder/record.hpp"
-#include "recorder/string_arena.hpp"
-#include "recorder/trace_capture.hpp"
-#include "recorder/trace_reader.hpp"
+#include "recorder/format/byte_source.hpp"
+#include "recorder/format/record.hpp"
+#include "recorder/capture/string_arena.hpp"
+#include "recorder/capture/trace_capture.hpp"
+#include "recorder/format/trace_reader.hpp"
 #include "runtime/runtime.hpp"
 #include "tests/support/record_text.hpp"
 #include "tests/support/subprocess.hpp"

@@ -11,8 +11,8 @@
 #include <sstream>
 #include <thread>
 
-#include "recorder/trace_capture.hpp"
-#include "recorder/trace_check.hpp"
+#include "recorder/capture/trace_capture.hpp"
+#include "recorder/format/trace_check.hpp"
 #include "runtime/runtime.hpp"
 #include "tests/support/record_text.hpp"
 #include "tests/support/subprocess.hpp"

@@ -8,8 +8,8 @@
 #include <random>
 #include <source_location>
 
-#include "recorder/capture_writer.hpp"
-#include "recorder/trace_reader.hpp"
+#include "recorder/capture/capture_writer.hpp"
+#include "recorder/format/trace_reader.hpp"
 #include "runtime/trace_sink.hpp"
 
 using namespace skein;

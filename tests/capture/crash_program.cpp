@@ -27,7 +27,7 @@
 #include <string>
 #include <thread>
 
-#include "recorder/trace_capture.hpp"
+#include "recorder/capture/trace_capture.hpp"
 #include "runtime/runtime.hpp"
 
 namespace {

@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "recorder/trace_capture.hpp"
+#include "recorder/capture/trace_capture.hpp"
 #include "runtime/runtime.hpp"
 #include "tests/runtime/memory_sink.hpp"
 #include "tests/support/record_text.hpp"

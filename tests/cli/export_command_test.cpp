@@ -22,7 +22,7 @@
 #include <set>
 #include <tuple>
 
-#include "recorder/trace_writer.hpp"
+#include "recorder/format/trace_writer.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/support/store_query.hpp"
 #include "tests/support/subprocess.hpp"

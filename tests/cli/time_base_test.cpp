@@ -1,4 +1,4 @@
-// time_base_test.cpp — one time base everywhere (recorder/FORMAT.md, "Times
+// time_base_test.cpp — one time base everywhere (recorder/format/FORMAT.md, "Times
 // as Skein shows them"): a record's TIME, from the trace's origin. The
 // trace below starts 5 ms after its origin, so a command that counted from
 // the first record instead would print 0 where it must print 5 ms.

@@ -13,10 +13,10 @@
 #include <string>
 #include <string_view>
 
-#include "recorder/byte_source.hpp"
-#include "recorder/ctf_importer.hpp"
-#include "recorder/record_line_parser.hpp"
-#include "recorder/trace_writer.hpp"
+#include "recorder/format/byte_source.hpp"
+#include "recorder/import/ctf/ctf_importer.hpp"
+#include "recorder/format/record_line_parser.hpp"
+#include "recorder/format/trace_writer.hpp"
 
 namespace {
 

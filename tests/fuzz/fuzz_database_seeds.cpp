@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "recorder/trace_import.hpp"
-#include "recorder/trace_source.hpp"
+#include "recorder/store/trace_import.hpp"
+#include "recorder/import/trace_source.hpp"
 
 namespace {
 

@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "recorder/byte_source.hpp"
-#include "recorder/mirage_sexp_importer.hpp"
-#include "recorder/record_line_parser.hpp"
-#include "recorder/trace_writer.hpp"
+#include "recorder/format/byte_source.hpp"
+#include "recorder/import/mirage_sexp/mirage_sexp_importer.hpp"
+#include "recorder/format/record_line_parser.hpp"
+#include "recorder/format/trace_writer.hpp"
 
 namespace {
 

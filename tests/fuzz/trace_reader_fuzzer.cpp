@@ -14,10 +14,10 @@
 #include <string>
 #include <string_view>
 
-#include "recorder/byte_source.hpp"
-#include "recorder/record_line_parser.hpp"
-#include "recorder/trace_reader.hpp"
-#include "recorder/trace_writer.hpp"
+#include "recorder/format/byte_source.hpp"
+#include "recorder/format/record_line_parser.hpp"
+#include "recorder/format/trace_reader.hpp"
+#include "recorder/format/trace_writer.hpp"
 
 namespace {
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <string_view>
 
-#include "recorder/trace_import.hpp"
-#include "recorder/trace_source.hpp"
+#include "recorder/store/trace_import.hpp"
+#include "recorder/import/trace_source.hpp"
 #include "tests/fuzz/viewer_paths.hpp"
 #include "viewer/core/anomaly_table.hpp"
 #include "viewer/core/why_answer.hpp"

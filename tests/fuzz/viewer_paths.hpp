@@ -18,8 +18,8 @@
 #include <string_view>
 #include <system_error>
 
-#include "recorder/diagnostic.hpp"
-#include "recorder/trace_store.hpp"
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/trace_store.hpp"
 #include "viewer/core/activity_overview.hpp"
 #include "viewer/core/flame_graph.hpp"
 #include "viewer/core/lint_run.hpp"

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "recorder/record.hpp"
-#include "recorder/trace_store.hpp"
+#include "recorder/format/record.hpp"
+#include "recorder/store/trace_store.hpp"
 #include "tests/support/store_query.hpp"
 #include "tests/support/subprocess.hpp"
 #include "viewer/core/activity_overview.hpp"

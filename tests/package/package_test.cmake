@@ -43,7 +43,7 @@ endfunction()
 run_step("install" ${CMAKE_COMMAND} --install "${SKEIN_BUILD_DIR}" --prefix "${prefix}")
 foreach(installed bin/skein lib/cmake/skein/skeinConfig.cmake lib/cmake/skein/skeinConfigVersion.cmake
                   lib/pkgconfig/skein.pc include/skein/runtime/runtime.hpp
-                  include/skein/recorder/trace_capture.hpp lib/skein/skein_trace_autostart.o)
+                  include/skein/recorder/capture/trace_capture.hpp lib/skein/skein_trace_autostart.o)
   if(NOT EXISTS "${prefix}/${installed}")
     message(FATAL_ERROR "the install has no ${installed}")
   endif()

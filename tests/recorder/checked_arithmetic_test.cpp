@@ -1,15 +1,15 @@
-// checked_arithmetic_test.cpp — recorder/checked_arithmetic.hpp at the ends
+// checked_arithmetic_test.cpp — recorder/format/checked_arithmetic.hpp at the ends
 // of the signed 64-bit range: checked forms give nullopt exactly when the
 // exact result does not fit, saturating forms the nearest end, distance()
 // the exact gap for every pair. Most cases are also compile-time checks.
-#include "recorder/checked_arithmetic.hpp"
+#include "recorder/format/checked_arithmetic.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <limits>
 #include <vector>
 
-#include "recorder/record.hpp"
+#include "recorder/format/record.hpp"
 
 namespace skein {
 namespace {

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <limits>
 
-#include "recorder/byte_sink.hpp"
-#include "recorder/ctf_importer.hpp"
+#include "recorder/format/byte_sink.hpp"
+#include "recorder/import/ctf/ctf_importer.hpp"
 #include "tests/support/ctf_builder.hpp"
 #include "tests/support/import_text.hpp"
 

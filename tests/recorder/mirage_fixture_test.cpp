@@ -20,9 +20,9 @@
 #include <set>
 #include <sstream>
 
-#include "recorder/ctf_importer.hpp"
-#include "recorder/trace_source.hpp"
-#include "recorder/trace_writer.hpp"
+#include "recorder/import/ctf/ctf_importer.hpp"
+#include "recorder/import/trace_source.hpp"
+#include "recorder/format/trace_writer.hpp"
 #include "tests/recorder/fixture_path.hpp"
 #include "tests/support/subprocess.hpp"
 

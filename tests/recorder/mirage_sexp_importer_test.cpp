@@ -4,9 +4,9 @@
 // keeps every complete record.
 #include <catch2/catch.hpp>
 
-#include "recorder/byte_sink.hpp"
-#include "recorder/line_splitter.hpp"
-#include "recorder/mirage_sexp_importer.hpp"
+#include "recorder/format/byte_sink.hpp"
+#include "recorder/format/line_splitter.hpp"
+#include "recorder/import/mirage_sexp/mirage_sexp_importer.hpp"
 #include "tests/support/import_text.hpp"
 
 using namespace skein;

@@ -5,10 +5,10 @@
 // without switches, the event block index.
 #include <catch2/catch.hpp>
 
-#include "recorder/byte_source.hpp"
-#include "recorder/model_derivation.hpp"
-#include "recorder/store_schema.hpp"
-#include "recorder/trace_reader.hpp"
+#include "recorder/format/byte_source.hpp"
+#include "recorder/store/model_derivation.hpp"
+#include "recorder/store/store_schema.hpp"
+#include "recorder/format/trace_reader.hpp"
 
 using namespace skein;
 

@@ -6,8 +6,8 @@
 #include <random>
 #include <set>
 
-#include "recorder/rtree_bulk_load.hpp"
-#include "recorder/sqlite_database.hpp"
+#include "recorder/store/rtree_bulk_load.hpp"
+#include "recorder/store/sqlite_database.hpp"
 #include "tests/support/store_query.hpp"
 
 using namespace skein;

@@ -8,8 +8,8 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "recorder/sexp_export.hpp"
-#include "recorder/trace_import.hpp"
+#include "recorder/export/sexp_export.hpp"
+#include "recorder/store/trace_import.hpp"
 #include "tests/recorder/fixture_path.hpp"
 #include "tests/support/store_query.hpp"
 #include "tests/support/store_tables.hpp"

@@ -1,4 +1,4 @@
-// sexp_export_test.cpp — recorder/sexp_export.hpp: a database back into
+// sexp_export_test.cpp — recorder/export/sexp_export.hpp: a database back into
 // Skein's format. Oracles written out by hand, so that an importer and the
 // export sharing one mistake cannot agree with each other: a Skein trace of
 // every head imports into the exact events and sites rows of SCHEMA.md's
@@ -15,8 +15,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "recorder/sexp_export.hpp"
-#include "recorder/trace_writer.hpp"
+#include "recorder/export/sexp_export.hpp"
+#include "recorder/format/trace_writer.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/support/ctf_builder.hpp"
 #include "tests/support/store_query.hpp"

@@ -23,8 +23,8 @@
 #include <iterator>
 #include <optional>
 
-#include "recorder/trace_cache.hpp"
-#include "recorder/trace_import.hpp"
+#include "recorder/store/trace_cache.hpp"
+#include "recorder/store/trace_import.hpp"
 #include "tests/recorder/fixture_path.hpp"
 #include "tests/support/store_query.hpp"
 

@@ -8,8 +8,8 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 
-#include "recorder/store_schema.hpp"
-#include "recorder/trace_import.hpp"
+#include "recorder/store/store_schema.hpp"
+#include "recorder/store/trace_import.hpp"
 #include "tests/support/ctf_builder.hpp"
 #include "tests/support/store_query.hpp"
 

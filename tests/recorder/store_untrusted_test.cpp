@@ -9,8 +9,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "recorder/store_schema.hpp"
-#include "recorder/trace_store.hpp"
+#include "recorder/store/store_schema.hpp"
+#include "recorder/store/trace_store.hpp"
 #include "tests/support/file_modes_enforced.hpp"
 #include "tests/support/store_query.hpp"
 

@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "recorder/trace_cache.hpp"
+#include "recorder/store/trace_cache.hpp"
 #include "tests/support/store_query.hpp"
 
 using namespace skein;

@@ -2,7 +2,7 @@
 // and the warnings beyond the grammar.
 #include <catch2/catch.hpp>
 
-#include "recorder/trace_check.hpp"
+#include "recorder/format/trace_check.hpp"
 #include "tests/support/record_text.hpp"
 
 using namespace skein;

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "recorder/byte_sink.hpp"
+#include "recorder/format/byte_sink.hpp"
 #include "tests/support/ctf_builder.hpp"
 #include "tests/support/import_text.hpp"
 #include "tests/support/record_text.hpp"

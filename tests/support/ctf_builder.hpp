@@ -1,5 +1,5 @@
 // ctf_builder.hpp — a tiny encoder of mirage-profile CTF packets, for tests:
-// the layout of recorder/ctf_importer.hpp written out byte by byte, so tests
+// the layout of recorder/import/ctf/ctf_importer.hpp written out byte by byte, so tests
 // state their input as events rather than as hex.
 //
 //   CtfBuilder b;

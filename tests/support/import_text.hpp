@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "recorder/byte_source.hpp"
-#include "recorder/trace_source.hpp"
-#include "recorder/trace_writer.hpp"
+#include "recorder/format/byte_source.hpp"
+#include "recorder/import/trace_source.hpp"
+#include "recorder/format/trace_writer.hpp"
 
 namespace skein::test {
 

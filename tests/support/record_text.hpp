@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "recorder/byte_source.hpp"
-#include "recorder/trace_reader.hpp"
-#include "recorder/trace_writer.hpp"
+#include "recorder/format/byte_source.hpp"
+#include "recorder/format/trace_reader.hpp"
+#include "recorder/format/trace_writer.hpp"
 
 namespace skein::test {
 

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "recorder/sqlite_database.hpp"
-#include "recorder/trace_import.hpp"
-#include "recorder/trace_source.hpp"
+#include "recorder/store/sqlite_database.hpp"
+#include "recorder/store/trace_import.hpp"
+#include "recorder/import/trace_source.hpp"
 
 namespace skein::test {
 

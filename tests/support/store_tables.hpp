@@ -2,7 +2,7 @@
 // compare two databases (the sexp round trip: import, export, import again
 // must give the same tables). Every table of SCHEMA.md in key order, as
 // store_query.hpp's query() prints it, with two exceptions that
-// recorder/sexp_export.hpp spells out: the meta rows that describe the file
+// recorder/export/sexp_export.hpp spells out: the meta rows that describe the file
 // read rather than the trace (format, source, its stamp, truncated,
 // warnings.source and the total of warnings), and in the warnings table the
 // reader's own warnings (kind `source`) and every message (messages name

@@ -18,7 +18,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "recorder/trace_import.hpp"
+#include "recorder/store/trace_import.hpp"
 #include "viewer/core/activity_overview.hpp"
 #include "viewer/core/flame_graph.hpp"
 #include "viewer/core/subsecond_heatmap.hpp"

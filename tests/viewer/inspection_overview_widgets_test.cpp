@@ -23,7 +23,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "recorder/trace_import.hpp"
+#include "recorder/store/trace_import.hpp"
 #include "viewer/app/flame_graph_widget.hpp"
 #include "viewer/app/overview_strip.hpp"
 #include "viewer/app/subsecond_heatmap_widget.hpp"

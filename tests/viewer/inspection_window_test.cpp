@@ -27,7 +27,7 @@
 #include <QTableView>
 #include <fstream>
 
-#include "recorder/trace_import.hpp"
+#include "recorder/store/trace_import.hpp"
 #include "viewer/app/anomaly_dock.hpp"
 #include "viewer/app/flame_graph_widget.hpp"
 #include "viewer/app/overview_strip.hpp"

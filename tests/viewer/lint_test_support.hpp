@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "recorder/trace_store.hpp"
+#include "recorder/store/trace_store.hpp"
 #include "tests/support/store_query.hpp"
 #include "viewer/core/lint_run.hpp"
 #include "viewer/core/trace_event_reader.hpp"

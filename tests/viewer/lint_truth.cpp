@@ -37,8 +37,8 @@
 #include <string>
 #include <vector>
 
-#include "recorder/trace_import.hpp"
-#include "recorder/trace_store.hpp"
+#include "recorder/store/trace_import.hpp"
+#include "recorder/store/trace_store.hpp"
 #include "tests/support/store_query.hpp"
 #include "tests/support/subprocess.hpp"
 #include "viewer/core/lint_run.hpp"

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sqlite3.h>
 
-#include "recorder/trace_import.hpp"
+#include "recorder/store/trace_import.hpp"
 #include "viewer/core/layout_cache.hpp"
 #include "viewer/core/time_mapping.hpp"
 #include "viewer/core/time_ruler.hpp"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "recorder/trace_import.hpp"
+#include "recorder/store/trace_import.hpp"
 #include "viewer/core/timeline_data.hpp"
 #include "viewer/core/timeline_filter.hpp"
 

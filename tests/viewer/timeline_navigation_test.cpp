@@ -27,7 +27,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "recorder/trace_import.hpp"
+#include "recorder/store/trace_import.hpp"
 #include "viewer/app/main_window.hpp"
 #include "viewer/app/timeline_widget.hpp"
 #include "viewer/app/trace_notice_bar.hpp"

@@ -29,8 +29,8 @@
 #include <cmath>
 #include <fstream>
 
-#include "recorder/trace_cache.hpp"
-#include "recorder/trace_import.hpp"
+#include "recorder/store/trace_cache.hpp"
+#include "recorder/store/trace_import.hpp"
 #include "viewer/app/main_window.hpp"
 #include "viewer/app/timeline_widget.hpp"
 #include "viewer/core/finding_focus.hpp"

@@ -6,7 +6,7 @@
 #include <QPointer>
 #include <QThread>
 
-#include "recorder/trace_store.hpp"
+#include "recorder/store/trace_store.hpp"
 #include "viewer/core/anomaly_table.hpp"
 #include "viewer/core/lint_run.hpp"
 #include "viewer/core/trace_event_reader.hpp"

@@ -4,7 +4,7 @@
 #include <QMetaObject>
 #include <QThread>
 
-#include "recorder/trace_cache.hpp"
+#include "recorder/store/trace_cache.hpp"
 
 namespace skein {
 

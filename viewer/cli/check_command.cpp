@@ -9,8 +9,8 @@
 // cannot be opened or the command line is wrong.
 #include <QCommandLineParser>
 
-#include "recorder/trace_check.hpp"
-#include "recorder/trace_reader.hpp"
+#include "recorder/format/trace_check.hpp"
+#include "recorder/format/trace_reader.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/core/output_escape.hpp"

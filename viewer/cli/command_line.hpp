@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "recorder/trace_cache.hpp"
+#include "recorder/store/trace_cache.hpp"
 
 namespace skein::cli {
 

@@ -2,12 +2,12 @@
 // [-o FILE]`: a trace in a format other tools read. The exporters are
 // headless code: viewer/core/chrome_trace_export.hpp (Perfetto UI,
 // chrome://tracing), viewer/core/folded_stacks_export.hpp (flamegraph.pl,
-// inferno) and recorder/sexp_export.hpp (Skein's own format, from a
+// inferno) and recorder/export/sexp_export.hpp (Skein's own format, from a
 // database of any imported format).
 //
 // A TRACE (any format) is opened through its cache database
-// (recorder/trace_cache.hpp). The output goes to standard output, or to
-// FILE (gzip-compressed when its name ends in .gz) as recorder/output_file.hpp
+// (recorder/store/trace_cache.hpp). The output goes to standard output, or to
+// FILE (gzip-compressed when its name ends in .gz) as recorder/store/output_file.hpp
 // decides: a regular file or a new path is written under a temporary name
 // and renamed into place once complete, so a failed export never leaves half
 // a file; a device, a FIFO or a symbolic link (-o /dev/stdout) is written
@@ -19,8 +19,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "recorder/output_file.hpp"
-#include "recorder/sexp_export.hpp"
+#include "recorder/store/output_file.hpp"
+#include "recorder/export/sexp_export.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/core/chrome_trace_export.hpp"

@@ -1,12 +1,12 @@
 // import_command.cpp — `skein import TRACE... [-o DB] [--strict]`: imports
 // traces (Skein, 2014 MirageOS sexp, mirage-profile CTF; gzip or not; the
-// format read from the content) into trace databases (recorder/SCHEMA.md).
+// format read from the content) into trace databases (recorder/store/SCHEMA.md).
 //
 // With -o, the one TRACE goes to DB. Without, each TRACE goes to
 // TRACE.skein.db beside it, the file `skein info` and `skein summary` look
-// for first (recorder/trace_cache.hpp), so an explicit import fills their
+// for first (recorder/store/trace_cache.hpp), so an explicit import fills their
 // cache. The import is atomic (a temporary file renamed into place, as
-// recorder/output_file.hpp decides for every output); SIGINT, SIGTERM and
+// recorder/store/output_file.hpp decides for every output); SIGINT, SIGTERM and
 // SIGHUP remove the temporary file (main.cpp installs the handlers). A DB
 // that is a device, a FIFO or a symbolic link is refused (exit 2), never
 // replaced.
@@ -21,7 +21,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "recorder/trace_import.hpp"
+#include "recorder/store/trace_import.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/cli/progress_bar.hpp"
@@ -56,7 +56,7 @@ std::string rate(std::uint64_t records, double seconds) {
 int run_import(const QStringList& args) {
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral(
-      "Import traces into trace databases (SQLite; the tables are described in recorder/SCHEMA.md).\n"
+      "Import traces into trace databases (SQLite; the tables are described in recorder/store/SCHEMA.md).\n"
       "Formats, read from the content: Skein's own (FORMAT.md), the 2014 MirageOS S-expression\n"
       "traces and mirage-profile's CTF traces; gzip-compressed or not.\n"
       "Without -o, each TRACE is imported into TRACE.skein.db beside it (the cache that\n"

@@ -3,7 +3,7 @@
 // how the trace ended, and the warnings of its import.
 //
 // A TRACE (any format) is opened through its cache database, imported
-// first when missing or stale (recorder/trace_cache.hpp). The report goes to
+// first when missing or stale (recorder/store/trace_cache.hpp). The report goes to
 // standard output, the warnings (FILE:LINE:COL) to standard error, the text
 // the database holds in both through terminal_text()
 // (viewer/core/output_escape.hpp): a database made elsewhere can hold any
@@ -12,7 +12,7 @@
 // or a file that is neither a trace nor a Skein database.
 #include <QCommandLineParser>
 
-#include "recorder/store_schema.hpp"
+#include "recorder/store/store_schema.hpp"
 
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"

@@ -5,7 +5,7 @@
 #include <QCoreApplication>
 #include <string>
 
-#include "recorder/pending_file.hpp"
+#include "recorder/store/pending_file.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 

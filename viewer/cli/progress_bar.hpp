@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "recorder/trace_import.hpp"
+#include "recorder/store/trace_import.hpp"
 
 namespace skein::cli {
 

@@ -5,13 +5,13 @@
 // machines without a display.
 //
 // Times are record times, from the trace's origin, as the ruler and every
-// command read them (recorder/FORMAT.md, "Times"), and carry a unit: 125ms,
+// command read them (recorder/format/FORMAT.md, "Times"), and carry a unit: 125ms,
 // 1.5s, 300us, 42ns (viewer/core/units.hpp). --finding N draws the window
 // skein-view opens finding #N at (viewer/core/finding_focus.hpp): the turn
 // that acted, its edges, the marker, and the suspect named on its row; a
 // database never linted is linted first and its findings stored, as `skein
 // lint` would, so the numbers are the ones `skein lint` prints. The image is encoded in memory
-// and written as recorder/output_file.hpp decides, like every `-o`: a
+// and written as recorder/store/output_file.hpp decides, like every `-o`: a
 // regular file or a new path is replaced atomically, a device, a FIFO or a
 // symbolic link is written through, never replaced. Painting text needs a
 // QGuiApplication, so main.cpp hands `render` to render_main(), which makes
@@ -24,7 +24,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "recorder/output_file.hpp"
+#include "recorder/store/output_file.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/cli/stored_lint_results.hpp"

@@ -5,11 +5,11 @@
 // `perf trace --duration` lists events.
 //
 // A TRACE (any format) is opened through its cache database
-// (recorder/trace_cache.hpp). Exit 0 success, 1 when the TRACE has errors,
+// (recorder/store/trace_cache.hpp). Exit 0 success, 1 when the TRACE has errors,
 // 2 on usage errors or an unreadable file.
 #include <QCommandLineParser>
 
-#include "recorder/store_schema.hpp"
+#include "recorder/store/store_schema.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/core/summary.hpp"

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "recorder/checked_arithmetic.hpp"
+#include "recorder/format/checked_arithmetic.hpp"
 
 namespace skein {
 

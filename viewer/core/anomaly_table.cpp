@@ -1,7 +1,7 @@
 // anomaly_table.cpp — see anomaly_table.hpp.
 #include "viewer/core/anomaly_table.hpp"
 
-#include "recorder/sqlite_database.hpp"
+#include "recorder/store/sqlite_database.hpp"
 #include "viewer/core/transfer_table.hpp"
 
 namespace skein {

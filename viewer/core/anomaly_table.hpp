@@ -1,5 +1,5 @@
 // anomaly_table.hpp — the lints' results in the trace database, for the
-// viewer and `skein why`: the `anomalies` table (recorder/SCHEMA.md
+// viewer and `skein why`: the `anomalies` table (recorder/store/SCHEMA.md
 // describes it) and, beside it, the replay's verdicts in `transfers`
 // (transfer_table.hpp).
 //
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "recorder/diagnostic.hpp"
+#include "recorder/format/diagnostic.hpp"
 #include "viewer/core/lint_finding.hpp"
 #include "viewer/core/lint_run.hpp"
 

@@ -1,5 +1,5 @@
 // causal_path.hpp — "why did this happen?" and "what did it cause?": walks
-// the causal edges of a trace (recorder/SCHEMA.md, `edges`) backwards from a
+// the causal edges of a trace (recorder/store/SCHEMA.md, `edges`) backwards from a
 // record to the root, or forwards from it, for the viewer's Why? panel.
 //
 // Backwards. A record is done by its actor A (the thread that had control).

@@ -112,7 +112,7 @@
 
 namespace skein {
 
-// The codes are stored (`transfers.cause`, recorder/SCHEMA.md): a new
+// The codes are stored (`transfers.cause`, recorder/store/SCHEMA.md): a new
 // cause goes at the end.
 enum class ControlCause : std::uint8_t {
   unexplained,
@@ -160,7 +160,7 @@ struct CausalityReplayOptions {
   // pending threads.
   bool check_reads = false;
   // True for traces that record returns (`return` records: the MirageOS
-  // traces written with Lwt's leave_wakeup, recorder/lwt_switch.hpp). A
+  // traces written with Lwt's leave_wakeup, recorder/import/mirage_sexp/lwt_switch.hpp). A
   // thread on the stack then gets control back only by a return record;
   // without one, its next record is a callback of its own starting (Lwt
   // runs a loop's callbacks as the loop's first thread). Skein's runtime

@@ -39,9 +39,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "recorder/byte_sink.hpp"
-#include "recorder/diagnostic.hpp"
-#include "recorder/trace_store.hpp"
+#include "recorder/format/byte_sink.hpp"
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/trace_store.hpp"
 
 namespace skein {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <utility>
 
-#include "recorder/checked_arithmetic.hpp"
+#include "recorder/format/checked_arithmetic.hpp"
 #include "viewer/core/summary.hpp"
 
 namespace skein {

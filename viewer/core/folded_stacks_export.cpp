@@ -22,7 +22,7 @@
 #include <functional>
 #include <unordered_map>
 
-#include "recorder/checked_arithmetic.hpp"
+#include "recorder/format/checked_arithmetic.hpp"
 
 namespace skein {
 namespace {

@@ -49,9 +49,9 @@
 #include <string>
 #include <vector>
 
-#include "recorder/byte_sink.hpp"
-#include "recorder/diagnostic.hpp"
-#include "recorder/trace_store.hpp"
+#include "recorder/format/byte_sink.hpp"
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/trace_store.hpp"
 #include "viewer/core/output_escape.hpp"
 
 namespace skein {

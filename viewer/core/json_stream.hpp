@@ -21,8 +21,8 @@
 #include <string>
 #include <string_view>
 
-#include "recorder/byte_sink.hpp"
-#include "recorder/diagnostic.hpp"
+#include "recorder/format/byte_sink.hpp"
+#include "recorder/format/diagnostic.hpp"
 #include "viewer/core/output_escape.hpp"
 
 namespace skein {

@@ -2,7 +2,7 @@
 // trace database so that opening a trace a second time skips computing it.
 //
 // The table is `layout_v2(thread INTEGER PRIMARY KEY, row INTEGER NOT NULL)`
-// (recorder/SCHEMA.md, "Tables the viewer adds"): the `_v2` is the layout
+// (recorder/store/SCHEMA.md, "Tables the viewer adds"): the `_v2` is the layout
 // algorithm's version; a change to the algorithm renames the table, so an
 // old cache is ignored rather than misread (version 2 puts the prominent
 // chains, labelled and long-lived, first). A trace database never changes
@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "recorder/diagnostic.hpp"
-#include "recorder/trace_store.hpp"
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/trace_store.hpp"
 #include "viewer/core/thread_layout.hpp"
 
 namespace skein {

@@ -2,7 +2,7 @@
 // severe it is, when, the thread it is about, the thread that had control
 // (`from`), a suspect, the record it was found at and a sentence. The rules
 // (viewer/LINTS.md documents each) produce findings; the command line
-// prints them, and the `anomalies` table (recorder/SCHEMA.md) stores them
+// prints them, and the `anomalies` table (recorder/store/SCHEMA.md) stores them
 // for the viewer.
 //
 // Invariants: `rule` is one of LintRuleId; a finding's optional fields are
@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "recorder/record.hpp"
+#include "recorder/format/record.hpp"
 
 namespace skein {
 

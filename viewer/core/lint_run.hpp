@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "recorder/diagnostic.hpp"
-#include "recorder/trace_store.hpp"
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/trace_store.hpp"
 #include "viewer/core/lint_finding.hpp"
 #include "viewer/core/lint_rule.hpp"
 #include "viewer/core/trace_event.hpp"

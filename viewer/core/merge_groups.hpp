@@ -1,5 +1,5 @@
 // merge_groups.hpp — threads joined by `merge` records into one logical
-// thread (recorder/SCHEMA.md, rule 4): Skein's runtime records a merged
+// thread (recorder/store/SCHEMA.md, rule 4): Skein's runtime records a merged
 // thread's later events under the thread it merged into (chains A->B->C),
 // the 2014 MirageOS traces under the first (A->B1, A->B2, ...); a group
 // covers both. Union-find with path halving; the representative of a group

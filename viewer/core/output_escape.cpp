@@ -3,7 +3,7 @@
 // each class.
 #include "viewer/core/output_escape.hpp"
 
-#include "recorder/sexp_syntax.hpp"
+#include "recorder/format/sexp_syntax.hpp"
 
 namespace skein {
 namespace {

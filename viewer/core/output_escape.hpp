@@ -5,7 +5,7 @@
 // line. Every writer of trace text goes through one of these functions.
 //
 // A byte string is read as UTF-8. "Invalid" bytes are those that do not
-// belong to a valid sequence (recorder/sexp_syntax.hpp: overlong forms,
+// belong to a valid sequence (recorder/format/sexp_syntax.hpp: overlong forms,
 // encoded surrogates, values past U+10FFFF, lone continuation bytes,
 // truncated sequences); each is handled alone. "Controls" are C0
 // (0x00–0x1F), DEL (0x7F) and C1 (U+0080–U+009F, two bytes in UTF-8).

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "recorder/checked_arithmetic.hpp"
+#include "recorder/format/checked_arithmetic.hpp"
 
 #include "viewer/core/activity_overview.hpp"
 #include "viewer/core/time_ruler.hpp"

@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "recorder/diagnostic.hpp"
-#include "recorder/trace_store.hpp"
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/trace_store.hpp"
 
 namespace skein {
 

@@ -55,7 +55,7 @@
 #include <span>
 #include <vector>
 
-#include "recorder/record.hpp"
+#include "recorder/format/record.hpp"
 
 namespace skein {
 

@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "recorder/record.hpp"
+#include "recorder/format/record.hpp"
 
 namespace skein {
 

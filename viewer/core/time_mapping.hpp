@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "recorder/record.hpp"
+#include "recorder/format/record.hpp"
 
 namespace skein {
 

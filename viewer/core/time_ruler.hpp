@@ -5,7 +5,7 @@
 // enough decimals to tell neighbours apart, and the
 // caption says "each division: 200 µs". Times on the ruler are relative to
 // `origin`; the timeline passes 0, so the ruler reads record times, from
-// the trace's origin (recorder/FORMAT.md, "Times"). No Qt.
+// the trace's origin (recorder/format/FORMAT.md, "Times"). No Qt.
 #pragma once
 
 #include <cstdint>

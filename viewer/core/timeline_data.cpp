@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "recorder/checked_arithmetic.hpp"
+#include "recorder/format/checked_arithmetic.hpp"
 #include "viewer/core/layout_cache.hpp"
 #include "viewer/core/thread_layout.hpp"
 
@@ -60,7 +60,7 @@ bool table_exists(SqliteDatabase& db, std::string_view name) {
   return r && r.value();
 }
 
-// The lints' findings (recorder/SCHEMA.md, "anomalies"), read defensively:
+// The lints' findings (recorder/store/SCHEMA.md, "anomalies"), read defensively:
 // the table belongs to `skein lint` and may be absent, or a user's own
 // table of that name; its columns are checked first, and anything
 // unexpected means "no markers". Older spellings of two columns (time_ns,

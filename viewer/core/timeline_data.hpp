@@ -20,7 +20,7 @@
 //   - rows[r].failures are sorted by time; anomalies are sorted by time;
 //   - a counter's samples are sorted by time.
 // All times are the store's: ns since the trace's origin, and the user sees
-// them so (recorder/FORMAT.md, "Times"). `first_time` is the first
+// them so (recorder/format/FORMAT.md, "Times"). `first_time` is the first
 // record's time, where the fitted view starts.
 #pragma once
 
@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "recorder/diagnostic.hpp"
-#include "recorder/trace_store.hpp"
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/trace_store.hpp"
 
 namespace skein {
 
@@ -149,7 +149,7 @@ struct TimelineLoadOptions {
   bool findings = true;
 };
 
-// The findings a lint stored (recorder/SCHEMA.md, "anomalies"), sorted by
+// The findings a lint stored (recorder/store/SCHEMA.md, "anomalies"), sorted by
 // time, their threads as indexes into `data`'s threads; empty when there
 // are none, or when the table is not one `skein lint` wrote (a user's own
 // table of that name). Reads only `data`'s thread index, so it may run on

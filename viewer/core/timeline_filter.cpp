@@ -5,7 +5,7 @@
 #include <numeric>
 #include <string_view>
 
-#include "recorder/checked_arithmetic.hpp"
+#include "recorder/format/checked_arithmetic.hpp"
 #include "viewer/core/thread_layout.hpp"
 
 namespace skein {

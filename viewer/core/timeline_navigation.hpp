@@ -17,7 +17,7 @@
 
 #include <optional>
 
-#include "recorder/record.hpp"
+#include "recorder/format/record.hpp"
 #include "viewer/core/time_mapping.hpp"
 
 namespace skein {

@@ -3,7 +3,7 @@
 // `(end)` record (cut short, or a `(snapshot)` of a running program), a
 // file cut mid-record, records the recorder dropped (`(lost COUNT)`), and
 // a flight recorder's trace (header `mode ring`) that kept only its newest
-// records. recorder/SCHEMA.md defines the meta keys read here (`ended`,
+// records. recorder/store/SCHEMA.md defines the meta keys read here (`ended`,
 // `truncated`, `lost_records`, `header.mode`) and the `heads` table whose
 // `snapshot` count says a snapshot record was read. No Qt; it runs SQL (and
 // may wait for a lock), so the viewer calls read_trace_completeness on a
@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "recorder/trace_store.hpp"
+#include "recorder/store/trace_store.hpp"
 
 namespace skein {
 

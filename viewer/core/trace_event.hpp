@@ -1,4 +1,4 @@
-// trace_event.hpp — one row of the `events` table (recorder/SCHEMA.md) as
+// trace_event.hpp — one row of the `events` table (recorder/store/SCHEMA.md) as
 // the lints replay it: a record's position, time, head and the fields the
 // table keeps (actor, target, value, text), with absent fields flagged.
 //
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "recorder/record.hpp"
+#include "recorder/format/record.hpp"
 
 namespace skein {
 

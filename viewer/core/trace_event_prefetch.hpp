@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "recorder/diagnostic.hpp"
-#include "recorder/sqlite_database.hpp"
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/sqlite_database.hpp"
 #include "viewer/core/trace_event.hpp"
 
 namespace skein {

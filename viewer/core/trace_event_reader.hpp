@@ -9,8 +9,8 @@
 
 #include <functional>
 
-#include "recorder/diagnostic.hpp"
-#include "recorder/sqlite_database.hpp"
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/sqlite_database.hpp"
 #include "viewer/core/trace_event.hpp"
 
 namespace skein {

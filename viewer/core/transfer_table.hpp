@@ -1,6 +1,6 @@
 // transfer_table.hpp — why control changed hands, for every change in a
 // trace: the causality replay's verdicts (causality_replay.hpp), kept in
-// the trace database's `transfers` table (recorder/SCHEMA.md) by the lint
+// the trace database's `transfers` table (recorder/store/SCHEMA.md) by the lint
 // that computed them, so that "why?" is a few lookups by key instead of a
 // replay of the whole trace.
 //
@@ -34,8 +34,8 @@
 #include <optional>
 #include <vector>
 
-#include "recorder/diagnostic.hpp"
-#include "recorder/sqlite_database.hpp"
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/sqlite_database.hpp"
 #include "viewer/core/causality_replay.hpp"
 #include "viewer/core/merge_groups.hpp"
 

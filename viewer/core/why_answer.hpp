@@ -50,8 +50,8 @@
 #include <string>
 #include <vector>
 
-#include "recorder/diagnostic.hpp"
-#include "recorder/trace_store.hpp"
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/trace_store.hpp"
 #include "viewer/core/trace_event.hpp"
 
 namespace skein {

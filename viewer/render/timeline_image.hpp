@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "recorder/diagnostic.hpp"
+#include "recorder/format/diagnostic.hpp"
 #include "viewer/core/finding_focus.hpp"
 #include "viewer/core/timeline_data.hpp"
 #include "viewer/core/timeline_view.hpp"
@@ -22,7 +22,7 @@ struct RenderRequest {
   std::string output;  // .png or .svg
   int width = 1600;
   int height = 900;
-  std::optional<TimeNs> from;  // record times (recorder/FORMAT.md, "Times")
+  std::optional<TimeNs> from;  // record times (recorder/format/FORMAT.md, "Times")
   std::optional<TimeNs> to;
 };
 

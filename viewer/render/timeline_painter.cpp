@@ -732,7 +732,7 @@ void paint_timeline(QPainter& painter, const TimelineData& data, const TimelineV
                        style::kRowStripe);
   paint_bands(f, data.idle, style::kIdle);
   paint_bands(f, data.gc, style::kGc);
-  // The ruler reads record times (recorder/FORMAT.md, "Times"): from the
+  // The ruler reads record times (recorder/format/FORMAT.md, "Times"): from the
   // trace's origin, as every other time Skein shows.
   const TimeRuler ruler = make_ruler(view.mapping, geometry.width, 0.0);
   paint_grid(f, ruler);

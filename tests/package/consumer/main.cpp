@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "recorder/trace_capture.hpp"
+#include "recorder/capture/trace_capture.hpp"
 #include "runtime/runtime.hpp"
 
 int main() {

@@ -1,0 +1,241 @@
+// store_writer.cpp — see store_writer.hpp.
+#include "recorder/store/store_writer.hpp"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+
+#include "recorder/store/bulk_insert.hpp"
+#include "recorder/store/rtree_bulk_load.hpp"
+#include "recorder/store/sqlite_database.hpp"
+#include "recorder/store/store_schema.hpp"
+
+namespace skein {
+
+struct StoreWriter::State {
+  State(SqliteDatabase d, BulkInsert e, BulkInsert a, SqliteStatement m, SqliteStatement w)
+      : db(std::move(d)),
+        events(std::move(e)),
+        activations(std::move(a)),
+        meta(std::move(m)),
+        warning(std::move(w)) {}
+
+  SqliteDatabase db;
+  // Optional only so that finish() can finalize them before closing db.
+  std::optional<BulkInsert> events;
+  std::optional<BulkInsert> activations;
+  std::optional<SqliteStatement> meta;
+  std::optional<SqliteStatement> warning;
+  std::uint64_t events_written = 0;
+  bool finished = false;
+};
+
+StoreWriter::StoreWriter(std::unique_ptr<State> s) : s_(std::move(s)) {}
+StoreWriter::StoreWriter(StoreWriter&&) noexcept = default;
+StoreWriter& StoreWriter::operator=(StoreWriter&&) noexcept = default;
+StoreWriter::~StoreWriter() = default;
+
+Result<StoreWriter> StoreWriter::create(const std::string& path, int page_size) {
+  auto db = SqliteDatabase::create_for_bulk_load(path, page_size);
+  if (!db) return db.error();
+  SqliteDatabase& d = db.value();
+  if (Status s = d.exec("BEGIN"); !s.ok()) return s.error();
+  if (Status s = create_store_schema(d); !s.ok()) return s.error();
+  // events.id is left to SQLite: an omitted INTEGER PRIMARY KEY takes the
+  // next rowid, 1, 2, ..., which is the record's position, and saves a seek
+  // per row that an explicit rowid costs.
+  auto events = BulkInsert::prepare(d, "events(time, head, actor, target, value, text)", 6);
+  if (!events) return events.error();
+  auto activations = BulkInsert::prepare(d, "activations(event, thread, start, end)", 4);
+  if (!activations) return activations.error();
+  auto meta = d.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)");
+  if (!meta) return meta.error();
+  auto warning = d.prepare("INSERT INTO warnings(kind, event, message) VALUES (?1, ?2, ?3)");
+  if (!warning) return warning.error();
+  return StoreWriter(std::make_unique<State>(std::move(db).value(), std::move(events).value(),
+                                             std::move(activations).value(), std::move(meta).value(),
+                                             std::move(warning).value()));
+}
+
+Status StoreWriter::add_events(const EventBatch& batch) {
+  s_->events_written += batch.size();
+  Status s = s_->events->insert(batch.rows(), [&batch](SqliteStatement& q, int p, const EventRow& row) {
+    if (row.present & EventRow::kTime) q.bind(p, row.time);
+    else q.bind_null(p);
+    q.bind(p + 1, static_cast<std::int64_t>(row.head));
+    if (row.present & EventRow::kActor) q.bind(p + 2, row.actor);
+    else q.bind_null(p + 2);
+    if (row.present & EventRow::kTarget) q.bind(p + 3, row.target);
+    else q.bind_null(p + 3);
+    if (row.present & EventRow::kValue) q.bind(p + 4, row.value);
+    else q.bind_null(p + 4);
+    if (row.present & EventRow::kText) q.bind(p + 5, batch.text(row));
+    else q.bind_null(p + 5);
+  });
+  if (!s.ok()) return s;
+  // The derived tables name events by position: SQLite's rowids must be it.
+  if (!batch.empty() &&
+      sqlite3_last_insert_rowid(s_->db.handle()) != static_cast<std::int64_t>(s_->events_written))
+    return file_error(s_->db.name(), "internal error: event " + std::to_string(s_->events_written) +
+                                         " was not stored as row " + std::to_string(s_->events_written));
+  return add_activations(batch.activations);
+}
+
+Status StoreWriter::add_activations(const std::vector<ActivationRow>& activations) {
+  // activations.id is left to SQLite, like events.id: ids come numbered
+  // 1, 2, ... in order, and an explicit rowid would cost a B-tree seek per
+  // row (about a quarter of a microsecond here).
+  Status s = s_->activations->insert(activations, [](SqliteStatement& q, int p, const ActivationRow& a) {
+    q.bind(p, a.event);
+    q.bind(p + 1, a.thread);
+    q.bind(p + 2, a.start);
+    q.bind(p + 3, a.end);
+  });
+  if (!s.ok() || activations.empty()) return s;
+  if (sqlite3_last_insert_rowid(s_->db.handle()) != activations.back().id)
+    return file_error(s_->db.name(), "internal error: activation " + std::to_string(activations.back().id) +
+                                         " was not stored as row " + std::to_string(activations.back().id));
+  return {};
+}
+
+namespace {
+
+void bind_text(SqliteStatement& q, int p, const DerivedModel& m, TextId id) {
+  if (id == kNoText) q.bind_null(p);
+  else q.bind(p, m.text(id));
+}
+void bind_time(SqliteStatement& q, int p, TimeNs t) {
+  if (t == kNoTime) q.bind_null(p);
+  else q.bind(p, t);
+}
+void bind_id(SqliteStatement& q, int p, std::int64_t id) {
+  if (id == 0) q.bind_null(p);
+  else q.bind(p, id);
+}
+
+}  // namespace
+
+Status StoreWriter::add_model(const DerivedModel& m) {
+  SqliteDatabase& db = s_->db;
+
+  auto threads = BulkInsert::prepare(
+      db,
+      "threads(id, parent, kind, site, label, created, first_run, resolved, outcome, failure, "
+      "merged_into, run_time, implicit, first_event, last_event, first_activation, last_activation)",
+      17);
+  if (!threads) return threads.error();
+  if (Status s = threads.value().insert(m.threads, [&m](SqliteStatement& q, int p, const ThreadRow& t) {
+        q.bind(p, t.id);
+        if (t.has_parent) q.bind(p + 1, t.parent);
+        else q.bind_null(p + 1);
+        bind_text(q, p + 2, m, t.kind);
+        if (t.has_site) q.bind(p + 3, t.site);
+        else q.bind_null(p + 3);
+        bind_text(q, p + 4, m, t.label);
+        q.bind(p + 5, t.created);
+        bind_time(q, p + 6, t.first_run);
+        bind_time(q, p + 7, t.resolved);
+        if (t.resolved != kNoTime) q.bind(p + 8, outcome_name(t.outcome));
+        else q.bind_null(p + 8);
+        bind_text(q, p + 9, m, t.failure);
+        if (t.merged) q.bind(p + 10, t.merged_into);
+        else q.bind_null(p + 10);
+        q.bind(p + 11, t.run_time);
+        q.bind(p + 12, static_cast<std::int64_t>(t.implicit));
+        q.bind(p + 13, t.first_event);
+        q.bind(p + 14, t.last_event);
+        bind_id(q, p + 15, t.first_activation);
+        bind_id(q, p + 16, t.last_activation);
+      });
+      !s.ok())
+    return s;
+
+  if (Status s = write_rtree(db, "thread_spans", m.thread_spans); !s.ok()) return s;
+
+  if (Status s = add_activations(m.activations); !s.ok()) return s;
+
+  auto counters = BulkInsert::prepare(db, "counters(name, time, value, event)", 4);
+  if (!counters) return counters.error();
+  if (Status s = counters.value().insert(m.counters, [&m](SqliteStatement& q, int p, const CounterRow& c) {
+        q.bind(p, m.text(c.name));
+        q.bind(p + 1, c.time);
+        q.bind(p + 2, c.value);
+        q.bind(p + 3, c.event);
+      });
+      !s.ok())
+    return s;
+
+  auto sites = BulkInsert::prepare(db, "sites(id, file, line, function)", 4);
+  if (!sites) return sites.error();
+  if (Status s = sites.value().insert(m.sites, [&m](SqliteStatement& q, int p, const SiteRow& r) {
+        q.bind(p, r.id);
+        q.bind(p + 1, m.text(r.file));
+        q.bind(p + 2, r.line);
+        q.bind(p + 3, m.text(r.function));
+      });
+      !s.ok())
+    return s;
+
+  auto blocks = BulkInsert::prepare(
+      db, "event_blocks(id, first_event, last_event, start, end, first_activation, last_activation)", 7);
+  if (!blocks) return blocks.error();
+  if (Status s = blocks.value().insert(m.blocks, [](SqliteStatement& q, int p, const EventBlockRow& b) {
+        q.bind(p, b.id);
+        q.bind(p + 1, b.first_event);
+        q.bind(p + 2, b.last_event);
+        bind_time(q, p + 3, b.start);
+        bind_time(q, p + 4, b.end);
+        bind_id(q, p + 5, b.first_activation);
+        bind_id(q, p + 6, b.last_activation);
+      });
+      !s.ok())
+    return s;
+
+  auto heads = db.prepare("UPDATE heads SET records = ?2 WHERE id = ?1");
+  if (!heads) return heads.error();
+  for (std::size_t i = 0; i < m.records_per_head.size(); ++i) {
+    heads.value().bind(1, static_cast<std::int64_t>(i));
+    heads.value().bind(2, static_cast<std::int64_t>(m.records_per_head[i]));
+    if (Status s = heads.value().run(); !s.ok()) return s;
+  }
+  return {};
+}
+
+Status StoreWriter::add_warning(std::string_view kind, std::optional<EventId> event,
+                                std::string_view message) {
+  SqliteStatement& q = *s_->warning;
+  q.bind(1, kind);
+  q.bind(2, event);
+  q.bind(3, message);
+  return q.run();
+}
+
+Status StoreWriter::set_meta(std::string_view key, std::int64_t value) {
+  s_->meta->bind(1, key);
+  s_->meta->bind(2, value);
+  return s_->meta->run();
+}
+
+Status StoreWriter::set_meta(std::string_view key, std::string_view value) {
+  s_->meta->bind(1, key);
+  s_->meta->bind(2, value);
+  return s_->meta->run();
+}
+
+Status StoreWriter::finish() {
+  State& s = *s_;
+  if (s.finished) return {};
+  s.finished = true;
+  if (Status st = stamp_store_schema(s.db); !st.ok()) return st;
+  if (Status st = s.db.exec("COMMIT"); !st.ok()) return st;
+  // Statements are finalized before the connection closes.
+  s.events.reset();
+  s.activations.reset();
+  s.meta.reset();
+  s.warning.reset();
+  return s.db.close();
+}
+
+std::uint64_t StoreWriter::events_written() const { return s_->events_written; }
+
+}  // namespace skein

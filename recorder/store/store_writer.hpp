@@ -1,0 +1,62 @@
+// store_writer.hpp — writes one trace database (SCHEMA.md) in one
+// transaction: the events batch by batch as they are parsed, then the
+// derived model, the warnings and the meta, and last the stamp
+// (user_version, application_id) that marks the file complete.
+//
+// Speed is the point here (the import's target is a million records a
+// second end to end), so:
+//   - every table is written in the order of its key, so every insert is an
+//     append to the right edge of its B-tree: events and threads by rowid,
+//     the WITHOUT ROWID tables by their primary key (ModelDerivation sorts
+//     them), the R*Tree packed in one go (rtree_bulk_load.hpp);
+//   - no CREATE INDEX runs: each query the viewer makes is served by a
+//     table's own key (SCHEMA.md, "Indexes");
+//   - rows go in through multi-row INSERTs (bulk_insert.hpp).
+// The writer runs on one thread; StoreWriter is not shared.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/event_rows.hpp"
+#include "recorder/store/model_derivation.hpp"
+
+namespace skein {
+
+class StoreWriter {
+ public:
+  // Creates the database at `path` (which must not exist), its schema, and
+  // opens the transaction.
+  [[nodiscard]] static Result<StoreWriter> create(const std::string& path, int page_size = 16384);
+  StoreWriter(StoreWriter&&) noexcept;
+  StoreWriter& operator=(StoreWriter&&) noexcept;
+  ~StoreWriter();
+
+  // The next events, in trace order: their ids continue from the last
+  // batch; and the activations the batch carries.
+  [[nodiscard]] Status add_events(const EventBatch& batch);
+  // Activations, in event order, continuing those already added.
+  [[nodiscard]] Status add_activations(const std::vector<ActivationRow>& activations);
+  // Everything derived, once every event is in (its activations are the
+  // last ones).
+  [[nodiscard]] Status add_model(const DerivedModel& model);
+  [[nodiscard]] Status add_warning(std::string_view kind, std::optional<EventId> event,
+                                   std::string_view message);
+  [[nodiscard]] Status set_meta(std::string_view key, std::int64_t value);
+  [[nodiscard]] Status set_meta(std::string_view key, std::string_view value);
+  // Stamps the schema, commits and closes. The file is complete after this.
+  [[nodiscard]] Status finish();
+
+  [[nodiscard]] std::uint64_t events_written() const;
+
+ private:
+  struct State;
+  explicit StoreWriter(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace skein

@@ -1,0 +1,335 @@
+// trace_import.cpp — the import pipeline; see trace_import.hpp.
+#include "recorder/store/trace_import.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "recorder/store/event_rows.hpp"
+#include "recorder/store/model_derivation.hpp"
+#include "recorder/store/output_file.hpp"
+#include "recorder/store/store_writer.hpp"
+
+namespace skein {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kBatchRows = 16384;
+constexpr std::size_t kBatches = 4;  // in flight between the threads, at most
+
+// Batches go parser -> writer through `full` and come back through `free`.
+// close() ends the stream (the parser is done); abort() makes both sides
+// give up (the writer failed).
+class BatchQueue {
+ public:
+  BatchQueue() {
+    for (std::size_t i = 0; i < kBatches; ++i) {
+      auto b = std::make_unique<EventBatch>();
+      b->reserve(kBatchRows);
+      free_.push_back(std::move(b));
+    }
+  }
+
+  // Parser: an empty batch to fill; null when aborted.
+  std::unique_ptr<EventBatch> take_free() {
+    std::unique_lock lock(mutex_);
+    free_ready_.wait(lock, [&] { return aborted_ || !free_.empty(); });
+    if (aborted_) return nullptr;
+    auto b = std::move(free_.front());
+    free_.pop_front();
+    return b;
+  }
+  void push_full(std::unique_ptr<EventBatch> b) {
+    std::lock_guard lock(mutex_);
+    full_.push_back(std::move(b));
+    full_ready_.notify_one();
+  }
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    full_ready_.notify_one();
+  }
+
+  // Writer: the next full batch; null at the end of the stream.
+  std::unique_ptr<EventBatch> take_full() {
+    std::unique_lock lock(mutex_);
+    full_ready_.wait(lock, [&] { return closed_ || !full_.empty(); });
+    if (full_.empty()) return nullptr;
+    auto b = std::move(full_.front());
+    full_.pop_front();
+    return b;
+  }
+  void give_back(std::unique_ptr<EventBatch> b) {
+    b->clear();
+    std::lock_guard lock(mutex_);
+    free_.push_back(std::move(b));
+    free_ready_.notify_one();
+  }
+  void abort() {
+    std::lock_guard lock(mutex_);
+    aborted_ = true;
+    free_ready_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable free_ready_;
+  std::condition_variable full_ready_;
+  std::deque<std::unique_ptr<EventBatch>> free_;
+  std::deque<std::unique_ptr<EventBatch>> full_;
+  bool closed_ = false;
+  bool aborted_ = false;
+};
+
+// What the parsing thread hands over when it is done.
+struct ParseOutcome {
+  ImportResult::Failure failure = ImportResult::Failure::none;
+  Diagnostic error;
+  std::optional<DerivedModel> model;
+  std::vector<DerivationWarningRow> derivation_warnings;
+  std::uint64_t derivation_warning_count = 0;
+};
+
+void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& options,
+               std::atomic<std::uint64_t>& bytes_done, std::atomic<std::uint64_t>& records_done,
+               std::atomic<bool>& stop, ParseOutcome& out) {
+  ModelDerivation derivation([&source] { return source.record_location(); });
+  std::unique_ptr<EventBatch> batch = queue.take_free();
+  const auto fail = [&](ImportResult::Failure f, Diagnostic d) {
+    out.failure = f;
+    out.error = std::move(d);
+  };
+  while (batch != nullptr) {
+    const TraceSource::Step step = source.next();
+    if (step == TraceSource::Step::end) break;
+    if (step == TraceSource::Step::error) {
+      fail(ImportResult::Failure::invalid, source.error());
+      break;
+    }
+    const Record& record = source.record();
+    batch->add(record);
+    derivation.add(record);
+    if (options.strict && (derivation.warning_count() > 0 || source.warning_count() > 0)) {
+      Diagnostic d = source.warning_count() > 0 ? source.warnings().front()
+                                                : derivation.warnings().front().diagnostic;
+      d.severity = Severity::error;
+      d.message += " (--strict)";
+      fail(ImportResult::Failure::invalid, std::move(d));
+      break;
+    }
+    if (batch->size() == kBatchRows) {
+      derivation.take_activations(batch->activations);
+      bytes_done.store(source.bytes_consumed(), std::memory_order_relaxed);
+      records_done.store(derivation.records(), std::memory_order_relaxed);
+      queue.push_full(std::move(batch));
+      if (stop.load(std::memory_order_relaxed) ||
+          (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed))) {
+        fail(ImportResult::Failure::cancelled, file_error(source.name(), "import cancelled"));
+        break;
+      }
+      batch = queue.take_free();
+    }
+  }
+  // The source's warnings arrive at the end too (truncation).
+  if (out.failure == ImportResult::Failure::none && options.strict && source.warning_count() > 0) {
+    Diagnostic d = source.warnings().front();
+    d.severity = Severity::error;
+    d.message += " (--strict)";
+    fail(ImportResult::Failure::invalid, std::move(d));
+  }
+  if (batch != nullptr && !batch->empty()) {
+    derivation.take_activations(batch->activations);
+    queue.push_full(std::move(batch));
+  }
+  bytes_done.store(source.bytes_consumed(), std::memory_order_relaxed);
+  records_done.store(derivation.records(), std::memory_order_relaxed);
+  if (out.failure == ImportResult::Failure::none && batch == nullptr && stop.load())
+    fail(ImportResult::Failure::cancelled, file_error(source.name(), "import cancelled"));
+  if (out.failure == ImportResult::Failure::none) {
+    out.derivation_warnings = derivation.warnings();
+    out.derivation_warning_count = derivation.warning_count();
+    out.model = derivation.finish(rtree_node_bytes(static_cast<std::size_t>(options.page_size)));
+  }
+  queue.close();
+}
+
+ImportResult database_failure(Diagnostic d) {
+  ImportResult r;
+  r.failure = ImportResult::Failure::database;
+  r.error = std::move(d);
+  return r;
+}
+
+}  // namespace
+
+Result<SourceStamp> stamp_source(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return file_error(path, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
+    return file_error(path, std::string("cannot stat: ") + std::strerror(err));
+  }
+  SourceStamp stamp;
+  stamp.size = static_cast<std::uint64_t>(st.st_size);
+  stamp.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  std::vector<unsigned char> head(64 * 1024);
+  std::size_t got = 0;
+  while (got < head.size()) {
+    const ssize_t n = read(fd, head.data() + got, head.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  close(fd);
+  stamp.head_crc32 = static_cast<std::uint32_t>(crc32(0L, head.data(), static_cast<uInt>(got)));
+  return stamp;
+}
+
+ImportResult import_trace(const std::string& trace_path, const std::string& database_path,
+                          const ImportOptions& options) {
+  std::optional<SourceStamp> stamp;
+  std::uint64_t total = 0;
+  if (trace_path != "-") {
+    struct stat st {};
+    if (stat(trace_path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      auto s = stamp_source(trace_path);
+      if (s) {
+        stamp = s.value();
+        total = s.value().size;
+      }
+    }
+  }
+  auto source = open_trace(trace_path);
+  if (!source) {
+    ImportResult r;
+    r.failure = ImportResult::Failure::unreadable;
+    r.error = source.error();
+    return r;
+  }
+  return import_source(std::move(source).value(), database_path, options, stamp, total);
+}
+
+ImportResult import_source(std::unique_ptr<TraceSource> source, const std::string& database_path,
+                           const ImportOptions& options, const std::optional<SourceStamp>& stamp,
+                           std::uint64_t bytes_total) {
+  const auto started = Clock::now();
+  auto output = OutputFile::open_database(database_path);
+  if (!output) return database_failure(output.error());
+  auto writer = StoreWriter::create(output.value().database_path(), options.page_size);
+  if (!writer) {
+    // Name the database the user asked for, not its temporary file.
+    Diagnostic d = writer.error();
+    d.file = database_path;
+    return database_failure(std::move(d));
+  }
+
+  BatchQueue queue;
+  std::atomic<std::uint64_t> bytes_done{0};
+  std::atomic<std::uint64_t> records_done{0};
+  std::atomic<bool> stop{false};
+  ParseOutcome parsed;
+  std::thread parser([&] { parse_all(*source, queue, options, bytes_done, records_done, stop, parsed); });
+
+  ImportResult result;
+  auto last_report = Clock::now();
+  const auto report_progress = [&](bool finishing) {
+    if (!options.progress) return;
+    const auto now = Clock::now();
+    if (!finishing && now - last_report < std::chrono::milliseconds(100)) return;
+    last_report = now;
+    ImportProgress p;
+    p.bytes_done = bytes_done.load(std::memory_order_relaxed);
+    p.bytes_total = bytes_total;
+    p.records = records_done.load(std::memory_order_relaxed);
+    p.seconds = std::chrono::duration<double>(now - started).count();
+    p.finishing = finishing;
+    options.progress(p);
+  };
+
+  // The writer's side of the queue. On a database error, it stops the
+  // parser and keeps draining so that the parser never waits forever.
+  Status written;
+  double events_written_at = 0;
+  while (auto batch = queue.take_full()) {
+    if (written.ok()) {
+      written = writer.value().add_events(*batch);
+      events_written_at = std::chrono::duration<double>(Clock::now() - started).count();
+      if (!written.ok()) {
+        stop = true;
+        queue.abort();
+      }
+    }
+    queue.give_back(std::move(batch));
+    report_progress(false);
+  }
+  parser.join();
+  if (!written.ok()) return database_failure(written.error());
+  if (parsed.failure != ImportResult::Failure::none) {
+    result.failure = parsed.failure;
+    result.error = parsed.error;
+    return result;  // `output` removes the temporary file
+  }
+  report_progress(true);
+
+  const DerivedModel& model = *parsed.model;
+  ImportReport& report = result.report;
+  report.events_written_at = events_written_at;
+  report.model_ready_at = std::chrono::duration<double>(Clock::now() - started).count();
+  report.format = std::string(source->format_name());
+  report.records = model.records;
+  report.threads = model.threads.size();
+  report.truncated = source->truncated();
+  report.warning_count = source->warning_count() + parsed.derivation_warning_count;
+  for (const Diagnostic& w : source->warnings()) report.warnings.push_back(w);
+  for (const DerivationWarningRow& w : parsed.derivation_warnings) report.warnings.push_back(w.diagnostic);
+
+  StoreWriter& w = writer.value();
+  const auto check = [&](Status s) {
+    if (!s.ok() && written.ok()) written = std::move(s);
+  };
+  check(w.add_model(model));
+  report.model_written_at = std::chrono::duration<double>(Clock::now() - started).count();
+  for (const Diagnostic& d : source->warnings()) check(w.add_warning("source", std::nullopt, d.to_string()));
+  for (const DerivationWarningRow& d : parsed.derivation_warnings)
+    check(w.add_warning(derivation_warning_name(d.kind), d.event, d.diagnostic.to_string()));
+
+  check(w.set_meta("format", report.format));
+  check(w.set_meta("source", source->name()));
+  if (stamp) {
+    check(w.set_meta("source_size", static_cast<std::int64_t>(stamp->size)));
+    check(w.set_meta("source_mtime_ns", stamp->mtime_ns));
+    check(w.set_meta("source_head_crc32", static_cast<std::int64_t>(stamp->head_crc32)));
+  }
+  for (const auto& [key, value] : source->header().options) check(w.set_meta("header." + key, value));
+  check(w.set_meta("header.version", static_cast<std::int64_t>(source->header().version)));
+  check(w.set_meta("records", static_cast<std::int64_t>(model.records)));
+  check(w.set_meta("threads", static_cast<std::int64_t>(model.threads.size())));
+  if (model.first_time != kNoTime) check(w.set_meta("first_time", model.first_time));
+  if (model.end_time != kNoTime) check(w.set_meta("end_time", model.end_time));
+  check(w.set_meta("ended", static_cast<std::int64_t>(model.ended)));
+  check(w.set_meta("truncated", static_cast<std::int64_t>(report.truncated)));
+  check(w.set_meta("lost_records", static_cast<std::int64_t>(model.lost_records)));
+  check(w.set_meta("warnings", static_cast<std::int64_t>(report.warning_count)));
+  check(w.set_meta("warnings.source", static_cast<std::int64_t>(source->warning_count())));
+  for (std::size_t k = 0; k < kDerivationWarningKinds; ++k)
+    check(w.set_meta("warnings." + std::string(derivation_warning_name(static_cast<DerivationWarning>(k))),
+                     static_cast<std::int64_t>(model.warning_counts[k])));
+  if (!written.ok()) return database_failure(written.error());
+  if (Status s = w.finish(); !s.ok()) return database_failure(s.error());
+  if (Status s = output.value().commit(options.sync); !s.ok()) return database_failure(s.error());
+  report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  return result;
+}
+
+}  // namespace skein

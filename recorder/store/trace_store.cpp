@@ -1,0 +1,130 @@
+// trace_store.cpp — see trace_store.hpp.
+#include "recorder/store/trace_store.hpp"
+
+#include "recorder/store/store_schema.hpp"
+#include "recorder/store/store_value_check.hpp"
+
+namespace skein {
+
+Result<TraceStore> TraceStore::open(const std::string& path) {
+  auto db = SqliteDatabase::open_untrusted(path);
+  if (!db) return db.error();
+  if (Status s = check_store_schema(db.value()); !s.ok()) return s.error();
+  if (Status s = check_store_values(db.value()); !s.ok()) return s.error();
+  return TraceStore(std::move(db).value());
+}
+
+std::optional<std::string> TraceStore::meta_text(std::string_view key) {
+  auto q = db_.prepare("SELECT value FROM meta WHERE key = ?1");
+  if (!q) return std::nullopt;
+  q.value().bind(1, key);
+  auto row = q.value().step();
+  if (!row || !row.value()) return std::nullopt;
+  return q.value().optional_text(0);
+}
+
+std::optional<std::int64_t> TraceStore::meta_int(std::string_view key) {
+  auto q = db_.prepare("SELECT value FROM meta WHERE key = ?1 AND typeof(value) = 'integer'");
+  if (!q) return std::nullopt;
+  q.value().bind(1, key);
+  auto row = q.value().step();
+  if (!row || !row.value()) return std::nullopt;
+  return q.value().int64(0);
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> TraceStore::meta() {
+  auto q = db_.prepare("SELECT key, CAST(value AS TEXT) FROM meta ORDER BY key");
+  if (!q) return q.error();
+  std::vector<std::pair<std::string, std::string>> out;
+  for (;;) {
+    auto row = q.value().step();
+    if (!row) return row.error();
+    if (!row.value()) break;
+    out.emplace_back(std::string(q.value().text(0)), std::string(q.value().text(1)));
+  }
+  return out;
+}
+
+Result<std::vector<HeadCount>> TraceStore::record_counts() {
+  auto q = db_.prepare("SELECT name, records FROM heads ORDER BY id");
+  if (!q) return q.error();
+  std::vector<HeadCount> out;
+  for (;;) {
+    auto row = q.value().step();
+    if (!row) return row.error();
+    if (!row.value()) break;
+    out.push_back(HeadCount{std::string(q.value().text(0)), static_cast<std::uint64_t>(q.value().int64(1))});
+  }
+  return out;
+}
+
+Result<std::vector<StoredThread>> TraceStore::threads() {
+  auto q = db_.prepare(
+      "SELECT id, parent, kind, site, label, created, first_run, resolved, outcome, failure, "
+      "merged_into, run_time, implicit FROM threads ORDER BY id");
+  if (!q) return q.error();
+  SqliteStatement& s = q.value();
+  std::vector<StoredThread> out;
+  for (;;) {
+    auto row = s.step();
+    if (!row) return row.error();
+    if (!row.value()) break;
+    StoredThread t;
+    t.id = s.int64(0);
+    t.parent = s.optional_int64(1);
+    t.kind = s.optional_text(2);
+    t.site = s.optional_int64(3);
+    t.label = s.optional_text(4);
+    t.created = s.int64(5);
+    t.first_run = s.optional_int64(6);
+    t.resolved = s.optional_int64(7);
+    t.outcome = s.optional_text(8);
+    t.failure = s.optional_text(9);
+    t.merged_into = s.optional_int64(10);
+    t.run_time = s.int64(11);
+    t.implicit = s.int64(12) != 0;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Result<ThreadCounts> TraceStore::thread_counts() {
+  auto q = db_.prepare(
+      "SELECT count(*), total(implicit), total(outcome = 'fail'), total(outcome = 'cancel'), "
+      "total(resolved IS NULL), total(merged_into IS NOT NULL) FROM threads");
+  if (!q) return q.error();
+  auto row = q.value().step();
+  if (!row) return row.error();
+  const auto n = [&](int c) { return static_cast<std::uint64_t>(q.value().real(c)); };
+  return ThreadCounts{static_cast<std::uint64_t>(q.value().int64(0)), n(1), n(2), n(3), n(4), n(5)};
+}
+
+Result<std::vector<StoredSite>> TraceStore::sites() {
+  auto q = db_.prepare("SELECT id, file, line, function FROM sites ORDER BY id");
+  if (!q) return q.error();
+  std::vector<StoredSite> out;
+  for (;;) {
+    auto row = q.value().step();
+    if (!row) return row.error();
+    if (!row.value()) break;
+    out.push_back(StoredSite{q.value().int64(0), std::string(q.value().text(1)), q.value().int64(2),
+                             std::string(q.value().text(3))});
+  }
+  return out;
+}
+
+Result<std::vector<StoredWarning>> TraceStore::warnings() {
+  auto q = db_.prepare("SELECT kind, event, message FROM warnings ORDER BY id");
+  if (!q) return q.error();
+  std::vector<StoredWarning> out;
+  for (;;) {
+    auto row = q.value().step();
+    if (!row) return row.error();
+    if (!row.value()) break;
+    out.push_back(StoredWarning{std::string(q.value().text(0)), q.value().optional_int64(1),
+                                std::string(q.value().text(2))});
+  }
+  return out;
+}
+
+}  // namespace skein

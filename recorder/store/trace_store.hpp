@@ -1,0 +1,91 @@
+// trace_store.hpp — reading a trace database (SCHEMA.md). A database made
+// elsewhere is untrusted input: open() opens it read-only with SQLite's
+// defensive settings and checks its version and schema
+// (store_schema.hpp), then that every id and time it holds is within the
+// format's limits (store_value_check.hpp), before anything else reads it:
+// code reading an opened store may rely on record.hpp's limits. Then small typed
+// queries give what the command line and the viewer share: meta, record
+// counts per head, threads, warnings. Other queries go through database().
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/format/record.hpp"
+#include "recorder/store/sqlite_database.hpp"
+
+namespace skein {
+
+struct StoredThread {
+  ThreadId id = 0;
+  std::optional<ThreadId> parent;
+  std::optional<std::string> kind;
+  std::optional<std::int64_t> site;
+  std::optional<std::string> label;
+  TimeNs created = 0;
+  std::optional<TimeNs> first_run;
+  std::optional<TimeNs> resolved;
+  std::optional<std::string> outcome;
+  std::optional<std::string> failure;
+  std::optional<ThreadId> merged_into;
+  TimeNs run_time = 0;
+  bool implicit = false;
+};
+
+struct StoredSite {
+  std::int64_t id = 0;
+  std::string file;
+  std::int64_t line = 0;
+  std::string function;
+};
+
+struct StoredWarning {
+  std::string kind;
+  std::optional<std::int64_t> event;
+  std::string message;
+};
+
+struct ThreadCounts {
+  std::uint64_t total = 0;
+  std::uint64_t implicit = 0;
+  std::uint64_t failed = 0;
+  std::uint64_t cancelled = 0;
+  std::uint64_t pending = 0;  // not resolved at the end
+  std::uint64_t merged = 0;
+};
+
+struct HeadCount {
+  std::string head;
+  std::uint64_t records = 0;
+};
+
+class TraceStore {
+ public:
+  // Opens and checks; the error says "FILE: not a Skein database (...)"
+  // when the file is not one of ours.
+  [[nodiscard]] static Result<TraceStore> open(const std::string& path);
+
+  [[nodiscard]] const std::string& path() const { return db_.name(); }
+  [[nodiscard]] std::optional<std::string> meta_text(std::string_view key);
+  [[nodiscard]] std::optional<std::int64_t> meta_int(std::string_view key);
+  // Every meta row, by key, values as text.
+  [[nodiscard]] Result<std::vector<std::pair<std::string, std::string>>> meta();
+
+  [[nodiscard]] Result<std::vector<HeadCount>> record_counts();
+  [[nodiscard]] Result<std::vector<StoredThread>> threads();
+  [[nodiscard]] Result<ThreadCounts> thread_counts();
+  [[nodiscard]] Result<std::vector<StoredSite>> sites();
+  [[nodiscard]] Result<std::vector<StoredWarning>> warnings();
+
+  [[nodiscard]] SqliteDatabase& database() { return db_; }
+
+ private:
+  explicit TraceStore(SqliteDatabase db) : db_(std::move(db)) {}
+  SqliteDatabase db_;
+};
+
+}  // namespace skein
