@@ -42,7 +42,7 @@
 // cause the trace gives for those activations is the poll thread's own
 // yield, and `skein lint` reports a missing notification at each read the
 // poll thread resolves after finding the flag (a hand-off after polling,
-// viewer/LINTS.md). --annotate applies the one-line fix,
+// viewer/analysis/LINTS.md). --annotate applies the one-line fix,
 // skein::notify(poll thread) where the flag is set, which records
 // notify(backend -> poll thread, external) (README.md, "Samples", shows
 // both traces and both lints). The request edge is the same in every mode.

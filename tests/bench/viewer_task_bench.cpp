@@ -42,9 +42,9 @@
 #include "viewer/app/main_window.hpp"
 #include "viewer/app/timeline_widget.hpp"
 #include "viewer/app/why_dock.hpp"
-#include "viewer/core/anomaly_table.hpp"
-#include "viewer/core/lint_run.hpp"
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/analysis/lint_run.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 
 using namespace skein;
 using skein::bench::median;

@@ -29,9 +29,9 @@
 #include "recorder/format/trace_writer.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/bench/bench_report.hpp"
-#include "viewer/core/anomaly_table.hpp"
-#include "viewer/core/lint_run.hpp"
-#include "viewer/core/why_answer.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/analysis/lint_run.hpp"
+#include "viewer/analysis/why_answer.hpp"
 
 using namespace skein;
 using skein::bench::median;

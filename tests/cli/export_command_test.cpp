@@ -26,9 +26,9 @@
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/support/store_query.hpp"
 #include "tests/support/subprocess.hpp"
-#include "viewer/core/chrome_trace_export.hpp"
-#include "viewer/core/folded_stacks_export.hpp"
-#include "viewer/core/json_stream.hpp"
+#include "recorder/export/chrome_trace_export.hpp"
+#include "recorder/export/folded_stacks_export.hpp"
+#include "recorder/export/json_stream.hpp"
 
 using skein::test::run_process;
 using skein::test::TempDir;

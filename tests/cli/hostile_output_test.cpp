@@ -8,7 +8,7 @@
 // Terminal outputs (check, info, summary, lint, why, render's message) may
 // hold no byte below 0x20 but '\n' and no DEL, C1 control or invalid UTF-8;
 // the trace's text must still be there, in the visible form of
-// viewer/core/output_escape.hpp. JSON parses (QJsonDocument) and keeps
+// recorder/export/output_escape.hpp. JSON parses (QJsonDocument) and keeps
 // the labels' values, the SVG is well-formed (QXmlStreamReader), the folded
 // lines are exact, and the sexp export is a valid trace that exports to
 // itself.
@@ -25,7 +25,7 @@
 #include "tests/support/output_text_checks.hpp"
 #include "tests/support/store_query.hpp"
 #include "tests/support/subprocess.hpp"
-#include "viewer/core/folded_stacks_export.hpp"
+#include "recorder/export/folded_stacks_export.hpp"
 
 using skein::test::raw_control_in;
 using skein::test::run_process;

@@ -1,5 +1,5 @@
 // output_escape_test.cpp — the four escaping layers of
-// viewer/core/output_escape.hpp (terminal, JSON, XML, folded) on every byte
+// recorder/export/output_escape.hpp (terminal, JSON, XML, folded) on every byte
 // 0x00–0xFF alone and inside a label, on every C1 control, on invalid UTF-8
 // (overlong forms, lone continuation bytes, truncated sequences, encoded
 // surrogates, values past U+10FFFF) and on ordinary UTF-8 text. Each output
@@ -15,8 +15,8 @@
 #include <cstdio>
 
 #include "tests/support/output_text_checks.hpp"
-#include "viewer/core/folded_stacks_export.hpp"
-#include "viewer/core/output_escape.hpp"
+#include "recorder/export/folded_stacks_export.hpp"
+#include "recorder/export/output_escape.hpp"
 
 using skein::test::raw_control_in;
 

@@ -17,7 +17,7 @@
 //     (request)                               putting the request on the ring;
 //   Process data was created by thread 0      the frontend's thread, created by main.
 //
-// The whole chain needs the engine (viewer/core/why_answer.cpp) to go on
+// The whole chain needs the engine (viewer/analysis/why_answer.cpp) to go on
 // from a timer's expiry (a sleep resolved by the scheduler) to the sleep's
 // creation; a walk that stopped at the timer would end at "root: the
 // scheduler: a timer" after the third step.

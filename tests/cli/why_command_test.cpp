@@ -1,10 +1,10 @@
 // why_command_test.cpp — `skein why DB|TRACE`: the chain of recorded causes
 // for a thread at a time, a finding by its number and a record, exactly,
-// on a poller that hands off with no recorded cause (viewer/LINTS.md's
+// on a poller that hands off with no recorded cause (viewer/analysis/LINTS.md's
 // "Hand-offs after polling" example) and on the same trace with the
 // notify that fixes it; exit 1 at a missing cause, 0 at a root, 2 for
 // usage errors; a trace never linted is linted first. Each expected line
-// follows from the trace by viewer/core/why_answer.hpp's walk.
+// follows from the trace by viewer/analysis/why_answer.hpp's walk.
 #include <catch2/catch.hpp>
 
 #include "tests/support/store_query.hpp"

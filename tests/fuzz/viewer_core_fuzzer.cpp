@@ -19,8 +19,8 @@
 #include "recorder/store/trace_import.hpp"
 #include "recorder/import/trace_source.hpp"
 #include "tests/fuzz/viewer_paths.hpp"
-#include "viewer/core/anomaly_table.hpp"
-#include "viewer/core/why_answer.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/analysis/why_answer.hpp"
 
 namespace {
 

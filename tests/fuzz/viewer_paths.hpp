@@ -20,15 +20,15 @@
 
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/store/trace_store.hpp"
-#include "viewer/core/activity_overview.hpp"
-#include "viewer/core/flame_graph.hpp"
-#include "viewer/core/lint_run.hpp"
-#include "viewer/core/lint_text.hpp"
-#include "viewer/core/subsecond_heatmap.hpp"
-#include "viewer/core/summary.hpp"
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/timeline_summary.hpp"
-#include "viewer/core/timeline_view.hpp"
+#include "viewer/timeline/activity_overview.hpp"
+#include "viewer/timeline/flame_graph.hpp"
+#include "viewer/analysis/lint_run.hpp"
+#include "viewer/analysis/lint_text.hpp"
+#include "viewer/timeline/subsecond_heatmap.hpp"
+#include "viewer/analysis/summary.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/timeline/timeline_summary.hpp"
+#include "viewer/timeline/timeline_view.hpp"
 
 namespace skein::fuzz {
 

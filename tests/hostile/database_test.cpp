@@ -12,9 +12,9 @@
 #include <random>
 
 #include "tests/hostile/hostile_inputs.hpp"
-#include "viewer/core/anomaly_table.hpp"
-#include "viewer/core/lint_run.hpp"
-#include "viewer/core/why_answer.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/analysis/lint_run.hpp"
+#include "viewer/analysis/why_answer.hpp"
 
 namespace skein::test {
 namespace {

@@ -29,13 +29,13 @@
 #include "recorder/store/trace_store.hpp"
 #include "tests/support/store_query.hpp"
 #include "tests/support/subprocess.hpp"
-#include "viewer/core/activity_overview.hpp"
-#include "viewer/core/flame_graph.hpp"
-#include "viewer/core/subsecond_heatmap.hpp"
-#include "viewer/core/thread_layout.hpp"
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/timeline_summary.hpp"
-#include "viewer/core/timeline_view.hpp"
+#include "viewer/timeline/activity_overview.hpp"
+#include "viewer/timeline/flame_graph.hpp"
+#include "viewer/timeline/subsecond_heatmap.hpp"
+#include "viewer/timeline/thread_layout.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/timeline/timeline_summary.hpp"
+#include "viewer/timeline/timeline_view.hpp"
 
 namespace skein::test {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "tests/hostile/hostile_inputs.hpp"
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein::test {
 

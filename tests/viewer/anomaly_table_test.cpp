@@ -17,7 +17,7 @@
 
 #include "tests/support/file_modes_enforced.hpp"
 #include "tests/viewer/lint_test_support.hpp"
-#include "viewer/core/anomaly_table.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
 
 using namespace skein;
 using skein::test::query;

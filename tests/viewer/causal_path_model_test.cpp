@@ -5,8 +5,8 @@
 #include <QAbstractItemModelTester>
 #include <QTest>
 
-#include "viewer/core/causal_path.hpp"
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/causal_path.hpp"
+#include "viewer/analysis/units.hpp"
 #include "viewer/models/causal_path_model.hpp"
 
 using namespace skein;

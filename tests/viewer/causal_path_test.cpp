@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "viewer/core/causal_path.hpp"
+#include "viewer/analysis/causal_path.hpp"
 
 using namespace skein;
 

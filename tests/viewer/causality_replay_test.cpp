@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/viewer/lint_test_support.hpp"
-#include "viewer/core/causality_replay.hpp"
+#include "viewer/analysis/causality_replay.hpp"
 
 using namespace skein;
 

@@ -14,7 +14,7 @@
 // once), and blocks: on a new leaf, on a pause (a yield from the loop), or
 // finishes. Deterministic for a seed.
 //
-// Polling, as the rule reads it (viewer/LINTS.md): a fiber woken by its
+// Polling, as the rule reads it (viewer/analysis/LINTS.md): a fiber woken by its
 // pause right after a turn that was woken the same way and handed nothing
 // off (no resolve of a thread it did not create, no notify) is polling; an
 // honest poller finds only what the trace records, and nothing here sets a

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/viewer/timeline_from_text.hpp"
-#include "viewer/core/finding_focus.hpp"
+#include "viewer/timeline/finding_focus.hpp"
 
 using namespace skein;
 

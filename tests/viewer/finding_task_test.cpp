@@ -35,7 +35,7 @@
 #include "viewer/app/timeline_widget.hpp"
 #include "viewer/app/trace_analysis.hpp"
 #include "viewer/app/why_dock.hpp"
-#include "viewer/core/anomaly_table.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/models/anomaly_model.hpp"
 #include "viewer/render/timeline_style.hpp"
 

@@ -1,5 +1,5 @@
 // inspection_overview_test.cpp — the headless cores of the overview strip,
-// the subsecond heat map and the flame graph (viewer/core), on small traces
+// the subsecond heat map and the flame graph (viewer/timeline), on small traces
 // written by hand, imported for real and loaded with load_timeline(), with
 // exact expected values:
 //
@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "recorder/store/trace_import.hpp"
-#include "viewer/core/activity_overview.hpp"
-#include "viewer/core/flame_graph.hpp"
-#include "viewer/core/subsecond_heatmap.hpp"
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/activity_overview.hpp"
+#include "viewer/timeline/flame_graph.hpp"
+#include "viewer/timeline/subsecond_heatmap.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 #include "tests/viewer/overview_trace.hpp"
 
 using namespace skein;

@@ -27,7 +27,7 @@
 #include "viewer/app/flame_graph_widget.hpp"
 #include "viewer/app/overview_strip.hpp"
 #include "viewer/app/subsecond_heatmap_widget.hpp"
-#include "viewer/core/flame_graph.hpp"
+#include "viewer/timeline/flame_graph.hpp"
 #include "tests/viewer/overview_trace.hpp"
 #include "viewer/render/timeline_style.hpp"
 

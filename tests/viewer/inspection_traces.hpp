@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "viewer/core/lint_finding.hpp"
+#include "viewer/analysis/lint_finding.hpp"
 
 namespace skein::test {
 

@@ -38,11 +38,11 @@
 #include "viewer/app/summary_dock.hpp"
 #include "viewer/app/thread_details_dock.hpp"
 #include "viewer/app/why_dock.hpp"
-#include "viewer/core/anomaly_table.hpp"
-#include "viewer/core/causal_path.hpp"
-#include "viewer/core/lint_run.hpp"
-#include "viewer/core/trace_event_reader.hpp"
-#include "viewer/core/why_answer.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/analysis/causal_path.hpp"
+#include "viewer/analysis/lint_run.hpp"
+#include "viewer/analysis/trace_event_reader.hpp"
+#include "viewer/analysis/why_answer.hpp"
 #include "viewer/render/timeline_style.hpp"
 
 using namespace skein;

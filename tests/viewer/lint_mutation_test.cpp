@@ -7,7 +7,7 @@
 // in >= 99% of cases. The rates are printed. The hand-written traces are
 // small enough to remove every cause, and their candidates are counted by
 // hand: one of each kind, and a poll loop whose `external` notify explains
-// what it hands off (viewer/LINTS.md, "Hand-offs after polling").
+// what it hands off (viewer/analysis/LINTS.md, "Hand-offs after polling").
 #include <catch2/catch.hpp>
 #include <cstdio>
 

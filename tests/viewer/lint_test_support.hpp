@@ -16,8 +16,8 @@
 
 #include "recorder/store/trace_store.hpp"
 #include "tests/support/store_query.hpp"
-#include "viewer/core/lint_run.hpp"
-#include "viewer/core/trace_event_reader.hpp"
+#include "viewer/analysis/lint_run.hpp"
+#include "viewer/analysis/trace_event_reader.hpp"
 
 namespace skein::test {
 

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/viewer/lint_test_support.hpp"
-#include "viewer/core/lint_text.hpp"
+#include "viewer/analysis/lint_text.hpp"
 
 using namespace skein;
 

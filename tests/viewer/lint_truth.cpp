@@ -41,9 +41,9 @@
 #include "recorder/store/trace_store.hpp"
 #include "tests/support/store_query.hpp"
 #include "tests/support/subprocess.hpp"
-#include "viewer/core/lint_run.hpp"
+#include "viewer/analysis/lint_run.hpp"
 #include "tests/viewer/mutation_oracle.hpp"
-#include "viewer/core/trace_event_reader.hpp"
+#include "viewer/analysis/trace_event_reader.hpp"
 
 using namespace skein;
 using skein::test::MutationRecall;

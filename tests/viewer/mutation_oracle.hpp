@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "viewer/core/lint_run.hpp"
+#include "viewer/analysis/lint_run.hpp"
 
 namespace skein::test {
 

@@ -1,4 +1,4 @@
-// summary_test.cpp — `skein summary`'s numbers (viewer/core/summary.hpp) on
+// summary_test.cpp — `skein summary`'s numbers (viewer/analysis/summary.hpp) on
 // three threads whose figures are worked out by hand:
 //
 //   thread  label  kind  site  created  resolved      lifetime  run
@@ -13,7 +13,7 @@
 // 0.205.
 #include <catch2/catch.hpp>
 
-#include "viewer/core/summary.hpp"
+#include "viewer/analysis/summary.hpp"
 
 using namespace skein;
 

@@ -9,8 +9,8 @@
 
 #include "tests/viewer/inspection_traces.hpp"
 #include "tests/viewer/timeline_from_text.hpp"
-#include "viewer/core/thread_details.hpp"
-#include "viewer/core/timeline_summary.hpp"
+#include "viewer/timeline/thread_details.hpp"
+#include "viewer/timeline/timeline_summary.hpp"
 
 using namespace skein;
 

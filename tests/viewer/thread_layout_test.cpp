@@ -1,4 +1,4 @@
-// thread_layout_test.cpp — the row assignment of viewer/core/thread_layout:
+// thread_layout_test.cpp — the row assignment of viewer/timeline/thread_layout:
 // hand-worked cases for each rule (first free row at or below the parent,
 // reuse of free rows, merge chains on one row), then the invariants on a
 // large random forest: no two chains overlap on a row, children never above
@@ -11,9 +11,9 @@
 #include <map>
 #include <random>
 
-#include "viewer/core/thread_layout.hpp"
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/timeline_view.hpp"
+#include "viewer/timeline/thread_layout.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/timeline/timeline_view.hpp"
 
 using namespace skein;
 

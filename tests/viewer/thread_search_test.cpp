@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/viewer/timeline_from_text.hpp"
-#include "viewer/core/thread_search.hpp"
+#include "viewer/timeline/thread_search.hpp"
 
 using namespace skein;
 

@@ -11,13 +11,13 @@
 #include <sqlite3.h>
 
 #include "recorder/store/trace_import.hpp"
-#include "viewer/core/layout_cache.hpp"
-#include "viewer/core/time_mapping.hpp"
-#include "viewer/core/time_ruler.hpp"
-#include "viewer/core/timeline_navigation.hpp"
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/units.hpp"
-#include "viewer/core/zoom_history.hpp"
+#include "viewer/timeline/layout_cache.hpp"
+#include "viewer/timeline/time_mapping.hpp"
+#include "viewer/timeline/time_ruler.hpp"
+#include "viewer/timeline/timeline_navigation.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/analysis/units.hpp"
+#include "viewer/timeline/zoom_history.hpp"
 
 using namespace skein;
 

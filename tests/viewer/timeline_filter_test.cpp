@@ -1,4 +1,4 @@
-// timeline_filter_test.cpp — the declutter toggles (viewer/core/
+// timeline_filter_test.cpp — the declutter toggles (viewer/timeline/
 // timeline_filter.hpp) on a small trace imported for real: simplify binds
 // hides exactly the bind that only reads its input and re-parents its
 // child; folding a subtree draws it on its root's row; the duration bound
@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "recorder/store/trace_import.hpp"
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/timeline_filter.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/timeline/timeline_filter.hpp"
 
 using namespace skein;
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "tests/support/store_query.hpp"
-#include "viewer/core/anomaly_table.hpp"
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 
 namespace skein::test {
 

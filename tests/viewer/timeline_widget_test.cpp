@@ -33,7 +33,7 @@
 #include "recorder/store/trace_import.hpp"
 #include "viewer/app/main_window.hpp"
 #include "viewer/app/timeline_widget.hpp"
-#include "viewer/core/finding_focus.hpp"
+#include "viewer/timeline/finding_focus.hpp"
 #include "viewer/app/trace_loader.hpp"
 #include "viewer/render/timeline_image.hpp"
 #include "viewer/render/timeline_style.hpp"

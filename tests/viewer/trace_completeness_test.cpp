@@ -1,12 +1,12 @@
 // trace_completeness_test.cpp — what skein-view's notice bar says about a
-// trace (viewer/core/trace_completeness.hpp), from traces imported for
+// trace (viewer/timeline/trace_completeness.hpp), from traces imported for
 // real: a clean one says nothing; one with no (end), a (snapshot), a file
 // cut mid-line, (lost COUNT) records and a ring-mode header each get their
 // exact sentence.
 #include <catch2/catch.hpp>
 
 #include "tests/support/store_query.hpp"
-#include "viewer/core/trace_completeness.hpp"
+#include "viewer/timeline/trace_completeness.hpp"
 
 using namespace skein;
 using namespace skein::test;

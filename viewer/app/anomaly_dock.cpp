@@ -6,8 +6,8 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
-#include "viewer/core/lint_finding.hpp"
-#include "viewer/core/thread_details.hpp"
+#include "viewer/analysis/lint_finding.hpp"
+#include "viewer/timeline/thread_details.hpp"
 
 namespace skein {
 

@@ -18,7 +18,7 @@
 #include <QStringList>
 #include <memory>
 
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 #include "viewer/models/anomaly_model.hpp"
 
 class QLabel;

@@ -1,5 +1,5 @@
 // flame_graph_widget.hpp — where run time went in a time range, by label
-// ancestry (viewer/core/flame_graph.hpp), drawn root at the top: each
+// ancestry (viewer/timeline/flame_graph.hpp), drawn root at the top: each
 // frame's width is its run time in the range, its children below it.
 //
 // Honest about what it is: frames add up run time, and threads running in
@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "viewer/core/flame_graph.hpp"
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/flame_graph.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 
 namespace skein {
 

@@ -17,8 +17,8 @@
 #include "viewer/app/timeline_widget.hpp"
 #include "viewer/app/trace_analysis.hpp"
 #include "viewer/app/why_dock.hpp"
-#include "viewer/core/finding_focus.hpp"
-#include "viewer/core/thread_details.hpp"
+#include "viewer/timeline/finding_focus.hpp"
+#include "viewer/timeline/thread_details.hpp"
 
 namespace skein {
 namespace {

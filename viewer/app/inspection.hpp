@@ -39,8 +39,8 @@
 #include <optional>
 #include <vector>
 
-#include "viewer/core/lint_finding.hpp"
-#include "viewer/core/timeline_filter.hpp"
+#include "viewer/analysis/lint_finding.hpp"
+#include "viewer/timeline/timeline_filter.hpp"
 
 class QMainWindow;
 class QDockWidget;

@@ -28,7 +28,7 @@
 #include "viewer/app/inspection.hpp"
 #include "viewer/app/main_window.hpp"
 #include "viewer/app/why_dock.hpp"
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace {
 

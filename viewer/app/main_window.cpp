@@ -21,8 +21,8 @@
 #include <QVBoxLayout>
 
 #include "viewer/app/why_dock.hpp"
-#include "viewer/core/trace_completeness.hpp"
-#include "viewer/core/units.hpp"
+#include "viewer/timeline/trace_completeness.hpp"
+#include "viewer/analysis/units.hpp"
 #include "viewer/render/timeline_image.hpp"
 
 namespace skein {

@@ -20,7 +20,7 @@
 // changed trace by its stamp and imports it again), keeping the time
 // window and the selected thread when they still exist in it. After every
 // load, a worker reads what the trace database says is missing from the
-// trace (viewer/core/trace_completeness.hpp), and the bar above the
+// trace (viewer/timeline/trace_completeness.hpp), and the bar above the
 // timeline (trace_notice_bar.hpp) says it: no end record, dropped records,
 // a ring buffer's lost start. A stale job's notice is dropped like its
 // timeline.

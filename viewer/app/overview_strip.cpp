@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/units.hpp"
 #include "viewer/render/timeline_style.hpp"
 
 namespace skein {

@@ -1,6 +1,6 @@
 // overview_strip.hpp — the whole trace in one strip above the timeline:
 // a bar per pixel column whose height is the column's activity level
-// (viewer/core/activity_overview.hpp: run time in the column over the
+// (viewer/timeline/activity_overview.hpp: run time in the column over the
 // busiest column's), with the timeline's visible range marked on it.
 //
 // Gestures (each ends in range_requested(t0, t1), which the owner applies
@@ -22,8 +22,8 @@
 #include <memory>
 #include <vector>
 
-#include "viewer/core/activity_overview.hpp"
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/activity_overview.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 
 namespace skein {
 

@@ -1,6 +1,6 @@
 // search_bar.hpp — Ctrl+F (or `/`): a bar with a text field, a "Regex"
 // check box, previous / next buttons and a match count, over ThreadSearch
-// (viewer/core/thread_search.hpp: label, kind, site or id; substring or
+// (viewer/timeline/thread_search.hpp: label, kind, site or id; substring or
 // regular expression). The main window shows it and connects it:
 //
 //   shortcut -> bar->activate();                              // show, focus, select the text
@@ -19,8 +19,8 @@
 #include <memory>
 #include <vector>
 
-#include "viewer/core/thread_search.hpp"
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/thread_search.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 
 class QCheckBox;
 class QLabel;

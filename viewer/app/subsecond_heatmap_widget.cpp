@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "viewer/core/time_ruler.hpp"
-#include "viewer/core/units.hpp"
+#include "viewer/timeline/time_ruler.hpp"
+#include "viewer/analysis/units.hpp"
 #include "viewer/render/timeline_style.hpp"
 
 namespace skein {

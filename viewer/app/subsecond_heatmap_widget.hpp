@@ -1,5 +1,5 @@
 // subsecond_heatmap_widget.hpp — the subsecond heat map on screen
-// (viewer/core/subsecond_heatmap.hpp, FlameScope's view): columns of one
+// (viewer/timeline/subsecond_heatmap.hpp, FlameScope's view): columns of one
 // unit left to right, the offset within the column top to bottom, each
 // cell coloured by its run time relative to the busiest cell.
 //
@@ -21,8 +21,8 @@
 #include <memory>
 #include <optional>
 
-#include "viewer/core/subsecond_heatmap.hpp"
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/subsecond_heatmap.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 
 namespace skein {
 

@@ -12,7 +12,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein {
 

@@ -1,7 +1,7 @@
 // summary_dock.hpp — the "Summary" dock: `skein summary` as a sortable
 // table (SummaryModel behind a QSortFilterProxyModel sorting by its
 // numeric SortRole), a grouping combo (label, kind, site) and a duration
-// filter ("10ms", "1.5 s", "300us": viewer/core/units.hpp) that hides
+// filter ("10ms", "1.5 s", "300us": viewer/analysis/units.hpp) that hides
 // threads shorter than the bound. The main window connects it:
 //
 //   connect(dock, &SummaryDock::threads_highlighted, ...);     // highlight these threads
@@ -17,7 +17,7 @@
 #include <memory>
 #include <vector>
 
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 #include "viewer/models/summary_model.hpp"
 
 class QComboBox;

@@ -19,7 +19,7 @@
 #include <memory>
 #include <optional>
 
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 #include "viewer/models/thread_details_model.hpp"
 
 class QLabel;

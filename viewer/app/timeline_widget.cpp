@@ -11,7 +11,7 @@
 #include <QWheelEvent>
 #include <cmath>
 
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/units.hpp"
 #include "viewer/render/timeline_painter.hpp"
 
 namespace skein {

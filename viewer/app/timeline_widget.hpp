@@ -1,8 +1,8 @@
 // timeline_widget.hpp — the timeline on screen: a QWidget that owns a
-// TimelineViewState (viewer/core/timeline_view.hpp) and draws with the
+// TimelineViewState (viewer/timeline/timeline_view.hpp) and draws with the
 // shared painter (viewer/render/timeline_painter.hpp). It holds no trace
 // logic of its own: positions, picking, folding and the moves of the time
-// window (viewer/core/timeline_navigation.hpp) are the core's, so tests
+// window (viewer/timeline/timeline_navigation.hpp) are the core's, so tests
 // drive it with events at positions the core computes.
 //
 // Interaction, as in Perfetto and Tracy:
@@ -37,10 +37,10 @@
 #include <memory>
 #include <optional>
 
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/timeline_navigation.hpp"
-#include "viewer/core/timeline_view.hpp"
-#include "viewer/core/zoom_history.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/timeline/timeline_navigation.hpp"
+#include "viewer/timeline/timeline_view.hpp"
+#include "viewer/timeline/zoom_history.hpp"
 
 class QScrollBar;
 

@@ -7,10 +7,10 @@
 #include <QThread>
 
 #include "recorder/store/trace_store.hpp"
-#include "viewer/core/anomaly_table.hpp"
-#include "viewer/core/lint_run.hpp"
-#include "viewer/core/trace_event_reader.hpp"
-#include "viewer/core/transfer_table.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/analysis/lint_run.hpp"
+#include "viewer/analysis/trace_event_reader.hpp"
+#include "viewer/analysis/transfer_table.hpp"
 
 namespace skein {
 

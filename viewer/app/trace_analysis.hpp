@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "viewer/core/lint_finding.hpp"
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/why_answer.hpp"
+#include "viewer/analysis/lint_finding.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/analysis/why_answer.hpp"
 
 class QThread;
 

@@ -1,7 +1,7 @@
 // trace_loader.hpp — opens traces off the UI thread. A load is a job with
 // an id: it imports the trace through its cache when needed
 // (recorder/store/trace_cache.hpp), then reads the timeline
-// (viewer/core/timeline_data.hpp), all on a worker thread, and reports
+// (viewer/timeline/timeline_data.hpp), all on a worker thread, and reports
 // back by queued signals, so no parsing and no SQL ever runs on the UI
 // thread. Whoever listens keeps the id of the job it wants and drops
 // results of any other (a stale job: the user opened something else
@@ -14,7 +14,7 @@
 #include <atomic>
 #include <memory>
 
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 
 namespace skein {
 

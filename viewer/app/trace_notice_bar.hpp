@@ -1,5 +1,5 @@
 // trace_notice_bar.hpp — the thin bar above the timeline that says what is
-// missing from the open trace (viewer/core/trace_completeness.hpp: no end
+// missing from the open trace (viewer/timeline/trace_completeness.hpp: no end
 // record, records the recorder dropped, a ring buffer's lost start). Not
 // modal: it takes one line, the timeline stays usable under it, and its ×
 // hides it until the next trace. Hidden while there is nothing to say.

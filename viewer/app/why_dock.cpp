@@ -13,8 +13,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "viewer/core/causal_path.hpp"
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/causal_path.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein {
 

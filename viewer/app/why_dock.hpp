@@ -2,7 +2,7 @@
 // cause?" for a subject: the thread selected on the timeline at the time
 // clicked on it (the turn clicked, on a merged row), or a lint finding's
 // record. Backwards, the answer is the chain of recorded causes
-// (viewer/core/why_answer.hpp) back to its root, or to "no recorded
+// (viewer/analysis/why_answer.hpp) back to its root, or to "no recorded
 // cause", named in red with the suspect; forwards, what the record went on
 // to cause (causal_path.hpp). Steps are a table (CausalPathModel) with µs
 // times since the trace's origin, handed to the window through
@@ -24,8 +24,8 @@
 #include <memory>
 #include <optional>
 
-#include "viewer/core/trace_event.hpp"
-#include "viewer/core/why_answer.hpp"
+#include "viewer/analysis/trace_event.hpp"
+#include "viewer/analysis/why_answer.hpp"
 #include "viewer/models/causal_path_model.hpp"
 
 class QLabel;

@@ -3,7 +3,7 @@
 // error and warning as FILE:LINE:COL.
 //
 // The report goes to standard output, diagnostics to standard error, the
-// trace's text in both through terminal_text() (viewer/core/output_escape.hpp)
+// trace's text in both through terminal_text() (recorder/export/output_escape.hpp)
 // so that nothing in a trace reaches the terminal as a command. Exit 0
 // when the trace is valid (warnings allowed), 1 when it has errors, 2 when it
 // cannot be opened or the command line is wrong.
@@ -13,8 +13,8 @@
 #include "recorder/format/trace_reader.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
-#include "viewer/core/output_escape.hpp"
-#include "viewer/core/units.hpp"
+#include "recorder/export/output_escape.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein::cli {
 namespace {

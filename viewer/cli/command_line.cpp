@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "viewer/cli/progress_bar.hpp"
-#include "viewer/core/output_escape.hpp"
+#include "recorder/export/output_escape.hpp"
 
 namespace skein::cli {
 

@@ -35,7 +35,7 @@ void print_err(const std::string& text);
 // Opens DB|TRACE for a command that reads a trace database (info, summary):
 // a database as it is, a trace through its cache (imported when needed,
 // with a progress bar on a terminal). On failure, prints the error (through
-// terminal_text(), viewer/core/output_escape.hpp: it may quote the trace)
+// terminal_text(), recorder/export/output_escape.hpp: it may quote the trace)
 // and sets `exit_code` (1: the trace has errors; 2: unreadable).
 std::optional<OpenedStore> open_store_or_report(const std::string& path, int& exit_code);
 

@@ -1,7 +1,7 @@
 // export_command.cpp — `skein export DB|TRACE --format chrome|folded|sexp
 // [-o FILE]`: a trace in a format other tools read. The exporters are
-// headless code: viewer/core/chrome_trace_export.hpp (Perfetto UI,
-// chrome://tracing), viewer/core/folded_stacks_export.hpp (flamegraph.pl,
+// headless code: recorder/export/chrome_trace_export.hpp (Perfetto UI,
+// chrome://tracing), recorder/export/folded_stacks_export.hpp (flamegraph.pl,
 // inferno) and recorder/export/sexp_export.hpp (Skein's own format, from a
 // database of any imported format).
 //
@@ -23,8 +23,8 @@
 #include "recorder/export/sexp_export.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
-#include "viewer/core/chrome_trace_export.hpp"
-#include "viewer/core/folded_stacks_export.hpp"
+#include "recorder/export/chrome_trace_export.hpp"
+#include "recorder/export/folded_stacks_export.hpp"
 
 namespace skein::cli {
 namespace {

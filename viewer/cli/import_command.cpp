@@ -13,7 +13,7 @@
 //
 // Standard output gets one line per trace imported; standard error the
 // progress bar (on a terminal only), the warnings and the errors (through
-// terminal_text(), viewer/core/output_escape.hpp: they may quote the
+// terminal_text(), recorder/export/output_escape.hpp: they may quote the
 // trace). Exit 0 when every trace is imported (warnings allowed), 1 when a
 // trace has an error (or, with --strict, a warning), 2 on usage errors,
 // unreadable traces or a database that cannot be written.
@@ -25,8 +25,8 @@
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/cli/progress_bar.hpp"
-#include "viewer/core/output_escape.hpp"
-#include "viewer/core/units.hpp"
+#include "recorder/export/output_escape.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein::cli {
 namespace {

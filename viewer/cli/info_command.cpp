@@ -6,7 +6,7 @@
 // first when missing or stale (recorder/store/trace_cache.hpp). The report goes to
 // standard output, the warnings (FILE:LINE:COL) to standard error, the text
 // the database holds in both through terminal_text()
-// (viewer/core/output_escape.hpp): a database made elsewhere can hold any
+// (recorder/export/output_escape.hpp): a database made elsewhere can hold any
 // bytes, and none of them may reach the terminal as a command. Exit 0
 // when the database opens, 1 when the TRACE has errors, 2 on usage errors
 // or a file that is neither a trace nor a Skein database.
@@ -16,8 +16,8 @@
 
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
-#include "viewer/core/output_escape.hpp"
-#include "viewer/core/units.hpp"
+#include "recorder/export/output_escape.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein::cli {
 namespace {

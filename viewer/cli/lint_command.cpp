@@ -1,8 +1,8 @@
 // lint_command.cpp — `skein lint DB|TRACE [--format text|json] [--rules
-// a,b] [--block-ms MS] [--no-store]`: runs the lints (viewer/LINTS.md) over
+// a,b] [--block-ms MS] [--no-store]`: runs the lints (viewer/analysis/LINTS.md) over
 // a trace database, or a trace of any format through its cache database
 // (recorder/store/trace_cache.hpp), prints the findings and stores them in the
-// database's `anomalies` table (viewer/core/anomaly_table.hpp) for the
+// database's `anomalies` table (viewer/analysis/anomaly_table.hpp) for the
 // viewer.
 //
 // Every rule runs; --rules chooses which findings are printed (and decide
@@ -10,17 +10,17 @@
 // report) is the same whatever is printed, and is the N of
 // `skein-view TRACE --finding N` and of `skein why TRACE --finding N`.
 //
-// Output: text grouped by rule, most severe first (viewer/core/lint_text.hpp),
+// Output: text grouped by rule, most severe first (viewer/analysis/lint_text.hpp),
 // each finding numbered and followed by the command that opens it in the
 // viewer; or with --format json one JSON document:
 //   {"counts":{"RULE":N...},"findings":[{"event","from","group","message",
 //   "number","rule","severity","suspect","thread","time_ns"}...]}
 // with thread ids as in the source trace (null where a field does not apply),
 // laid out as QJsonDocument's Indented format. The trace's text goes
-// through viewer/core/output_escape.hpp: terminal_text() in the text,
+// through recorder/export/output_escape.hpp: terminal_text() in the text,
 // the JSON rules in the JSON.
 //
-// Storing: the findings (`anomalies`, viewer/core/anomaly_table.hpp) into
+// Storing: the findings (`anomalies`, viewer/analysis/anomaly_table.hpp) into
 // the cache database of a TRACE (which Skein made, and rebuilds from the
 // trace when it changes), or into the DB given; `skein why` and the viewer
 // add the replay's verdicts (`transfers`) when they first need them. A database that cannot be written (a
@@ -35,11 +35,11 @@
 
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
-#include "viewer/core/anomaly_table.hpp"
-#include "viewer/core/lint_run.hpp"
-#include "viewer/core/lint_text.hpp"
-#include "viewer/core/output_escape.hpp"
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/analysis/lint_run.hpp"
+#include "viewer/analysis/lint_text.hpp"
+#include "recorder/export/output_escape.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein::cli {
 namespace {
@@ -53,7 +53,7 @@ QString rule_list() {
 
 // The JSON report in the layout of QJsonDocument's Indented format (keys in
 // byte order, four spaces a level), strings through the JSON rules of
-// viewer/core/output_escape.hpp, so that no control character of the
+// recorder/export/output_escape.hpp, so that no control character of the
 // trace's text reaches the output raw.
 std::string render_json(const LintReport& report) {
   std::string out;
@@ -160,7 +160,7 @@ int run_lint(const QStringList& args) {
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("Diagnose a trace: missing notifications, lost wake-ups, unread failures, blocked loops.\n"
-                     "Rules (viewer/LINTS.md): ") +
+                     "Rules (viewer/analysis/LINTS.md): ") +
       rule_list() +
       QStringLiteral(".\nFindings are printed grouped by rule, most severe first, and stored in the database's\n"
                      "'anomalies' table (a TRACE's cache database) for the viewer.\n"

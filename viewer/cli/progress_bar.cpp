@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein::cli {
 namespace {

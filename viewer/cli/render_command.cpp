@@ -6,8 +6,8 @@
 //
 // Times are record times, from the trace's origin, as the ruler and every
 // command read them (recorder/format/FORMAT.md, "Times"), and carry a unit: 125ms,
-// 1.5s, 300us, 42ns (viewer/core/units.hpp). --finding N draws the window
-// skein-view opens finding #N at (viewer/core/finding_focus.hpp): the turn
+// 1.5s, 300us, 42ns (viewer/analysis/units.hpp). --finding N draws the window
+// skein-view opens finding #N at (viewer/timeline/finding_focus.hpp): the turn
 // that acted, its edges, the marker, and the suspect named on its row; a
 // database never linted is linted first and its findings stored, as `skein
 // lint` would, so the numbers are the ones `skein lint` prints. The image is encoded in memory
@@ -28,9 +28,9 @@
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/cli/stored_lint_results.hpp"
-#include "viewer/core/finding_focus.hpp"
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/units.hpp"
+#include "viewer/timeline/finding_focus.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/analysis/units.hpp"
 #include "viewer/render/timeline_image.hpp"
 #include "viewer/render/timeline_painter.hpp"
 

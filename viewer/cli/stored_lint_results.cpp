@@ -3,8 +3,8 @@
 #include "viewer/cli/stored_lint_results.hpp"
 
 #include "viewer/cli/command_line.hpp"
-#include "viewer/core/anomaly_table.hpp"
-#include "viewer/core/lint_run.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/analysis/lint_run.hpp"
 
 namespace skein::cli {
 

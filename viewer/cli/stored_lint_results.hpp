@@ -1,5 +1,5 @@
 // stored_lint_results.hpp — makes sure an opened trace database holds the
-// lints' results a command reads (viewer/core/anomaly_table.hpp): the
+// lints' results a command reads (viewer/analysis/anomaly_table.hpp): the
 // findings, numbered as `skein lint` numbers them, and, when asked, the
 // replay's causes that Why? follows. What is missing is computed by one
 // lint pass and stored as `skein lint` stores it (durable in a database the

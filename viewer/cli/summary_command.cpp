@@ -1,6 +1,6 @@
 // summary_command.cpp — `skein summary DB|TRACE [--by label|kind|site]
 // [--sort COLUMN] [--duration MS]`: the threads of a trace grouped as
-// `strace -c` groups system calls (viewer/core/summary.hpp computes it), or
+// `strace -c` groups system calls (viewer/analysis/summary.hpp computes it), or
 // with --duration the threads that lived or ran longer than MS, as
 // `perf trace --duration` lists events.
 //
@@ -12,8 +12,8 @@
 #include "recorder/store/store_schema.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
-#include "viewer/core/summary.hpp"
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/summary.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein::cli {
 

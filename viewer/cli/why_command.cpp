@@ -1,7 +1,7 @@
 // why_command.cpp — `skein why DB|TRACE (--thread ID [--at TIME|end] |
 // --finding N | --event E)`: the chain of recorded causes that led to a
 // record, back to its root or to where the trace holds none
-// (viewer/core/why_answer.hpp, the engine of the viewer's Why? panel).
+// (viewer/analysis/why_answer.hpp, the engine of the viewer's Why? panel).
 //
 // The question: a thread at a time (its last record at or before TIME, a
 // duration with a unit since the trace's origin, as the records' times;
@@ -23,10 +23,10 @@
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/cli/stored_lint_results.hpp"
-#include "viewer/core/anomaly_table.hpp"
-#include "viewer/core/lint_run.hpp"
-#include "viewer/core/units.hpp"
-#include "viewer/core/why_answer.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/analysis/lint_run.hpp"
+#include "viewer/analysis/units.hpp"
+#include "viewer/analysis/why_answer.hpp"
 
 namespace skein::cli {
 namespace {

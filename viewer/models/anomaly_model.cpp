@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <map>
 
-#include "viewer/core/lint_finding.hpp"
-#include "viewer/core/thread_details.hpp"
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/lint_finding.hpp"
+#include "viewer/timeline/thread_details.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein {
 namespace {

@@ -31,7 +31,7 @@
 #include <memory>
 #include <vector>
 
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 
 namespace skein {
 

@@ -1,7 +1,7 @@
 // causal_path_model.cpp — see causal_path_model.hpp.
 #include "viewer/models/causal_path_model.hpp"
 
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein {
 

@@ -1,5 +1,5 @@
 // causal_path_model.hpp — the Why? panel's step list: the steps of a
-// causal chain (viewer/core/why_answer.hpp backwards, causal_path.hpp's
+// causal chain (viewer/analysis/why_answer.hpp backwards, causal_path.hpp's
 // caused() forwards) as a flat table, one row per step, for a QTableView.
 // Backwards ("why?") the rows go from the nearest cause to the root;
 // forwards ("what did it cause?") in the order reached.
@@ -20,9 +20,9 @@
 #include <memory>
 #include <vector>
 
-#include "viewer/core/causal_path.hpp"
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/why_answer.hpp"
+#include "viewer/analysis/causal_path.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/analysis/why_answer.hpp"
 
 namespace skein {
 

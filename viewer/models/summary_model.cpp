@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein {
 

@@ -1,5 +1,5 @@
 // summary_model.hpp — the Summary dock's table: `skein summary` over the
-// loaded timeline (viewer/core/timeline_summary.hpp: summarize()'s rows,
+// loaded timeline (viewer/timeline/timeline_summary.hpp: summarize()'s rows,
 // field for field), one row per label, kind or site group, with a switchable
 // grouping and a duration filter that leaves out threads shorter than a
 // bound (like `perf trace --duration`). Qt Core/Gui only.
@@ -22,8 +22,8 @@
 #include <memory>
 #include <vector>
 
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/timeline_summary.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/timeline/timeline_summary.hpp"
 
 namespace skein {
 

@@ -6,7 +6,7 @@
 #include <QDir>
 #include <QFileInfo>
 
-#include "viewer/core/units.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein {
 namespace {

@@ -1,5 +1,5 @@
 // thread_details_model.hpp — the "Thread details" dock's tree: one thread's
-// facts (viewer/core/thread_details.hpp) as sections "Thread", "Timing",
+// facts (viewer/timeline/thread_details.hpp) as sections "Thread", "Timing",
 // "Parent chain", "Children", "Waits on", "Read by", "Resolved by",
 // "Notified by" and "Edges", each with its rows, two columns (field,
 // value). Qt Core/Gui only, so it is tested without widgets.
@@ -27,8 +27,8 @@
 #include <optional>
 #include <vector>
 
-#include "viewer/core/thread_details.hpp"
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/thread_details.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 
 namespace skein {
 

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "recorder/format/diagnostic.hpp"
-#include "viewer/core/finding_focus.hpp"
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/timeline_view.hpp"
+#include "viewer/timeline/finding_focus.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/timeline/timeline_view.hpp"
 
 namespace skein {
 

@@ -11,8 +11,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "viewer/core/output_escape.hpp"
-#include "viewer/core/time_ruler.hpp"
+#include "recorder/export/output_escape.hpp"
+#include "viewer/timeline/time_ruler.hpp"
 #include "viewer/render/timeline_style.hpp"
 
 namespace skein {

@@ -13,7 +13,7 @@
 // Labels are drawn only on threads wide enough to carry one, elided to
 // the thread's width (elided_thread_label: the id stays whole; the
 // widget's tooltip has the full text). The trace's text is drawn as
-// xml_characters() (viewer/core/output_escape.hpp) gives it, so that an SVG
+// xml_characters() (recorder/export/output_escape.hpp) gives it, so that an SVG
 // of the timeline is well-formed XML whatever bytes the labels hold.
 //
 // Layers, bottom to top: canvas and row stripes, idle and GC bands, grid,
@@ -27,8 +27,8 @@
 #include <QPainter>
 #include <string>
 
-#include "viewer/core/timeline_data.hpp"
-#include "viewer/core/timeline_view.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/timeline/timeline_view.hpp"
 
 namespace skein {
 

@@ -6,7 +6,7 @@
 
 #include <QColor>
 
-#include "viewer/core/timeline_data.hpp"
+#include "viewer/timeline/timeline_data.hpp"
 
 namespace skein::style {
 

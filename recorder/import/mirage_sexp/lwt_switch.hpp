@@ -39,7 +39,7 @@
 // switch is `return` (FORMAT.md): control coming back to a thread, or
 // passing to a thread's own callback, inside the running turn. Importing
 // those as switches made the lints believe a new turn had begun at every
-// callback's return (viewer/LINTS.md, "On the 2014 MirageOS fixtures").
+// callback's return (viewer/analysis/LINTS.md, "On the 2014 MirageOS fixtures").
 //
 // A trace whose ring wrapped starts in the middle of a turn: its first
 // switch is taken as case 2 all the same (nothing before it says

@@ -1,0 +1,543 @@
+// causality_replay.cpp — the replay's transitions; the state machine and
+// its invariants are described in causality_replay.hpp.
+#include "viewer/analysis/causality_replay.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+
+namespace skein {
+namespace {
+
+// How far a chain of merges is followed (a merge cycle is a warning of the
+// import and ignored there; here the bound keeps a hostile chain cheap).
+constexpr int kMergeChainLimit = 64;
+
+bool reads_or_waits(RecordHead h) { return h == RecordHead::read || h == RecordHead::wait; }
+bool is_thread(ThreadId t) { return t != kNoThread && t != kScheduler; }
+
+}  // namespace
+
+std::string_view control_cause_name(ControlCause cause) {
+  static constexpr std::array<std::string_view, 14> kNames = {
+      "unexplained",  "first-actor",         "scheduler", "returns",
+      "created-just-before", "reads-resolved", "notified", "merge-target",
+      "switch-first-run", "switch-returns", "switch-notified", "switch-input-resolved", "switch-unchecked",
+      "hand-off-notified"};
+  return kNames[static_cast<std::size_t>(cause)];
+}
+
+bool kind_waits_for_input(std::string_view kind) {
+  // Skein's and the 2014 MirageOS kinds (lower-cased) that take an input
+  // and run their callback only once it resolves.
+  static constexpr std::array<std::string_view, 10> kWaiting = {
+      "bind", "map", "catch", "finalize", "try", "on_success", "on_failure", "on_termination",
+      "on_any", "ignore_result"};
+  for (const auto k : kWaiting)
+    if (k == kind) return true;
+  return false;
+}
+
+bool CausalityReplay::on_stack(ThreadId t) {
+  const ThreadState& s = threads_.at(t);
+  return s.stack_slot != 0;
+}
+
+void CausalityReplay::push(ThreadId t) {
+  if (t == kNoThread) return;
+  stack_.push_back(t);
+  threads_.at(t).stack_slot = static_cast<std::uint32_t>(stack_.size());
+}
+
+void CausalityReplay::pop_to(ThreadId t) {
+  while (!stack_.empty()) {
+    const ThreadId top = stack_.back();
+    stack_.pop_back();
+    threads_.at(top).stack_slot = 0;
+    if (top == t) return;
+  }
+}
+
+void CausalityReplay::clear_stack() {
+  for (const ThreadId t : stack_) threads_.at(t).stack_slot = 0;
+  stack_.clear();
+}
+
+void CausalityReplay::leave_current(std::int64_t event) {
+  if (current_ == kNoThread || current_ == kScheduler) return;
+  threads_.at(current_).left = event;
+  if (options_.check_switches) polls_.at(groups_.root(current_)).left = event;
+}
+
+void CausalityReplay::to_scheduler(std::int64_t event) {
+  end_turn(event);
+  leave_current(event);
+  clear_stack();
+  current_ = kScheduler;
+}
+
+ThreadId CausalityReplay::merged_into_chain(ThreadId actor) {
+  ThreadId t = actor;
+  for (int i = 0; i < kMergeChainLimit; ++i) {
+    const ThreadId from = threads_.at(t).merged_from;
+    if (from == kNoThread || from == actor) return kNoThread;
+    if (from == current_ || on_stack(from)) return from;
+    t = from;
+  }
+  return kNoThread;
+}
+
+ThreadId CausalityReplay::suspect_for(ThreadId actor, ThreadId input, ThreadId ran_before) {
+  // The thread that last resolved or touched what the actor went on to use
+  // (the record's input, else the actor's latest input), else the thread
+  // that ran just before.
+  const auto owner_of = [&](ThreadId used) -> ThreadId {
+    if (used == kNoThread || used == kScheduler) return kNoThread;
+    const ThreadState& u = threads_.at(used);
+    if (u.resolver != kNoThread) return u.resolver;
+    if (u.toucher != kNoThread && u.toucher != actor) return u.toucher;
+    return kNoThread;
+  };
+  if (const ThreadId s = owner_of(input); s != kNoThread) return s;
+  if (const ThreadId s = owner_of(threads_.at(actor).last_input); s != kNoThread) return s;
+  return ran_before != actor ? ran_before : kNoThread;
+}
+
+void CausalityReplay::settle_pending_switch(const TraceEvent* first_record,
+                                            std::vector<ControlTransfer>& verdicts) {
+  if (!pending_switch_) return;
+  const PendingSwitch pending = *pending_switch_;
+  pending_switch_.reset();
+  ControlTransfer t = pending.transfer;
+  if (first_record != nullptr && reads_or_waits(first_record->head) && first_record->target != kNoThread &&
+      first_record->target != kScheduler) {
+    // Reading a thread already resolved is a reason to have been run: a
+    // thread blocked on it (or on run() returning, which the main thread's
+    // switch back stands for) gets control once it has resolved, whenever
+    // that was.
+    const ThreadState& input = threads_.at(first_record->target);
+    if (input.resolved != 0) {
+      t.cause = ControlCause::switch_input_resolved;
+      t.cause_event = input.resolved;
+      verdicts.push_back(t);
+      return;
+    }
+  }
+  t.input = first_record != nullptr ? first_record->target : kNoThread;
+  t.suspect = suspect_for(t.to, t.input, pending.ran_before);
+  verdicts.push_back(t);
+}
+
+void CausalityReplay::on_switch(const TraceEvent& e, std::vector<ControlTransfer>& verdicts) {
+  settle_pending_switch(nullptr, verdicts);
+  const ThreadId to = e.actor;
+  ControlTransfer t;
+  t.event = e.id;
+  t.time = e.time;
+  t.head = e.head;
+  t.from = current_;
+  t.to = to;
+  end_turn(e.id);
+  leave_current(e.id);
+  clear_stack();
+  last_switch_ = e.id;
+  spawned_just_before_ = kNoThread;
+  registering_ = kNoThread;
+  current_ = to;
+  if (to == kScheduler || to == kNoThread) {
+    t.cause = ControlCause::scheduler;
+    verdicts.push_back(t);
+    return;
+  }
+  const ThreadId previous_thread = last_thread_ran_;
+  last_thread_ran_ = to;
+  const ThreadId from = t.from;
+  // A direct switch from a thread links the two until control goes back
+  // (the link is used up) or the thread is next switched to from the loop.
+  const bool from_thread = from != kNoThread && from != kScheduler;
+  const bool returns = from_thread && threads_.at(from).switched_from == to;
+  if (returns) threads_.at(from).switched_from = kNoThread;
+  threads_.at(to).switched_from = from_thread && !returns ? from : kNoThread;
+  ThreadState& s = threads_.at(to);
+  const bool ran_before = s.ran;
+  s.ran = true;
+  ThreadId woken_by = kNoThread;  // the input whose resolve explains the switch
+  if (!options_.check_switches) {
+    t.cause = ControlCause::switch_unchecked;
+  } else if (!ran_before) {
+    t.cause = ControlCause::switch_first_run;
+  } else if (returns) {
+    t.cause = ControlCause::switch_returns;
+  } else {
+    // threads_.at may grow the table and move `s`: look it up each time.
+    const std::int64_t left = s.left;
+    const std::int64_t notified = s.notified;
+    const bool notified_by_yield = s.notified_by_yield;
+    // The newest wait resolved since it last ran.
+    ThreadId input = kNoThread;
+    std::int64_t input_resolved = 0;
+    for (std::uint32_t k = threads_.at(to).inputs; k != 0; k = inputs_[k - 1].previous) {
+      const std::int64_t resolved = threads_.at(inputs_[k - 1].input).resolved;
+      if (resolved != 0 && resolved > left) {
+        input = inputs_[k - 1].input;
+        input_resolved = resolved;
+        break;
+      }
+    }
+    // Notified by another thread and woken by its own yield: the yield gave
+    // it control back, the notify explains what it then hands off
+    // (check_hand_off).
+    const bool yield_wins = input != kNoThread && threads_.at(input).yields && !notified_by_yield;
+    if (notified > left && !yield_wins) {
+      t.cause = ControlCause::switch_notified;
+      t.cause_event = notified;
+    } else if (input != kNoThread) {
+      t.cause = ControlCause::switch_input_resolved;
+      t.cause_event = input_resolved;
+      t.input = input;
+      woken_by = input;
+    }
+  }
+  // A switch whose verdict waits is no yield: its turn is checked as one
+  // with a cause of its own.
+  begin_turn(t, woken_by);
+  note_control(to);
+  if (t.explained()) {
+    verdicts.push_back(t);
+    return;
+  }
+  pending_switch_ = PendingSwitch{t, previous_thread};
+}
+
+void CausalityReplay::on_actor(const TraceEvent& e, std::vector<ControlTransfer>& verdicts) {
+  const ThreadId actor = e.actor;
+  if (pending_switch_) {
+    // The switched-to thread's first record decides its switch; any other
+    // actor means control left it before it showed why it was woken.
+    settle_pending_switch(actor == pending_switch_->transfer.to ? &e : nullptr, verdicts);
+  }
+  if (e.head == RecordHead::return_ && actor != current_ && !on_stack(actor)) {
+    // Control passes, inside the turn, to a thread that is not waiting for
+    // it to come back: the runtime runs a callback of that thread's (Lwt's
+    // switch_to_thread before an on_success callback). The thread's next
+    // record, its read of what woke it, is judged as the transfer.
+    return;
+  }
+  if (actor == current_) {
+    if (options_.check_reads && e.head == RecordHead::read && e.target != kNoThread && e.target != kScheduler &&
+        threads_.at(e.target).resolved == 0) {
+      ControlTransfer t;
+      t.event = e.id;
+      t.time = e.time;
+      t.head = e.head;
+      t.from = actor;
+      t.to = actor;
+      t.input = e.target;
+      t.suspect = suspect_for(actor, e.target, last_thread_ran_);
+      verdicts.push_back(t);
+    }
+    return;
+  }
+  ControlTransfer t;
+  t.event = e.id;
+  t.time = e.time;
+  t.head = e.head;
+  t.from = current_;
+  t.to = actor;
+  t.input = e.target;
+  if (current_ == kNoThread) {
+    t.cause = ControlCause::first_actor;
+  } else if (actor == kScheduler) {
+    t.cause = ControlCause::scheduler;
+    verdicts.push_back(t);
+    to_scheduler(e.id);
+    return;
+  } else if ((e.head == RecordHead::return_ || !options_.returns_recorded) && on_stack(actor)) {
+    t.cause = ControlCause::returns;
+  } else if (actor == spawned_just_before_) {
+    t.cause = ControlCause::created_just_before;
+    t.cause_event = spawned_event_;
+  } else if (reads_or_waits(e.head) && e.target != kNoThread && e.target != kScheduler &&
+             threads_.at(e.target).resolved > last_switch_) {
+    t.cause = ControlCause::reads_resolved;
+    t.cause_event = threads_.at(e.target).resolved;
+  } else if (threads_.at(actor).notified > threads_.at(actor).left) {
+    t.cause = ControlCause::notified;
+    t.cause_event = threads_.at(actor).notified;
+  } else if (const ThreadId m = merged_into_chain(actor); m != kNoThread) {
+    t.cause = ControlCause::merge_target;
+    if (m != current_) pop_to(m);
+  } else {
+    t.suspect = suspect_for(actor, e.target, current_ != kScheduler ? current_ : last_thread_ran_);
+  }
+  verdicts.push_back(t);
+  if (t.explained() && t.cause != ControlCause::reads_resolved && options_.check_reads &&
+      e.head == RecordHead::read && is_thread(e.target) && threads_.at(e.target).resolved == 0) {
+    // Control came here for another reason, but what the actor reads was
+    // never resolved.
+    ControlTransfer u;
+    u.event = e.id;
+    u.time = e.time;
+    u.head = e.head;
+    u.from = actor;
+    u.to = actor;
+    u.input = e.target;
+    u.suspect = suspect_for(actor, e.target, current_ != kScheduler ? current_ : last_thread_ran_);
+    verdicts.push_back(u);
+  }
+  if (options_.check_switches) {
+    if (current_ == kNoThread || current_ == kScheduler) {
+      begin_turn(t, t.cause == ControlCause::reads_resolved ? e.target : kNoThread);
+    } else if (t.cause != ControlCause::returns && turn_.owner != kNoThread &&
+               groups_.root(actor) != groups_.root(turn_.owner)) {
+      // Control inside another group's turn has a cause of its own: the
+      // actor's polling, if any, is interrupted.
+      polls_.at(groups_.root(actor)).idle_turns = 0;
+    }
+    note_control(actor);
+  }
+  leave_current(e.id);
+  if (t.cause == ControlCause::returns) {
+    pop_to(actor);
+  } else {
+    // In a trace that records returns, an actor still on the stack that
+    // takes control with no return starts a callback of its own: the
+    // frames above its old place had returned (Lwt runs queued wakeups
+    // once the nested ones are over).
+    if (on_stack(actor)) pop_to(actor);
+    if (t.cause != ControlCause::merge_target && current_ != kNoThread) push(current_);
+  }
+  current_ = actor;
+  last_thread_ran_ = actor;
+  threads_.at(actor).ran = true;
+}
+
+void CausalityReplay::record_effects(const TraceEvent& e) {
+  const ThreadId actor = e.actor;
+  const ThreadId target = e.target;
+  if (target != kNoThread && target != kScheduler && target != actor) {
+    ThreadState& s = threads_.at(target);
+    s.touched = e.id;
+    s.toucher = actor;
+  }
+  switch (e.head) {
+    case RecordHead::spawn:
+      if (target != kNoThread && target != kScheduler) {
+        const bool waits = e.has_text && kind_waits_for_input(e.text);
+        ThreadState& s = threads_.at(target);
+        s.waits_for_input = waits;
+        s.creator = actor;
+        s.yields = e.has_text && (e.text == "pause" || e.text == "yield");
+        if (!waits) {
+          spawned_just_before_ = target;
+          spawned_event_ = e.id;
+        }
+      }
+      break;
+    case RecordHead::wait:
+      if (actor != kNoThread && actor != kScheduler && target != kNoThread) {
+        ThreadState& s = threads_.at(actor);
+        s.last_input = target;
+        if (s.inputs == 0 || inputs_[s.inputs - 1].input != target) {
+          inputs_.push_back(InputLink{target, s.inputs});
+          s.inputs = static_cast<std::uint32_t>(inputs_.size());
+        }
+      }
+      break;
+    case RecordHead::notify:
+      if (target != kNoThread && target != kScheduler) {
+        const bool yield = e.has_text && e.text == "yield";
+        ThreadState& s = threads_.at(target);
+        s.notified = e.id;
+        s.notified_by_yield = yield;
+        if (options_.check_switches && !yield && actor != kNoThread) {
+          const ThreadId group = groups_.root(target);
+          if (groups_.root(actor) != group) polls_.at(group).woken = e.id;
+        }
+      }
+      break;
+    case RecordHead::resolve:
+      if (target != kNoThread && target != kScheduler) {
+        ThreadState& s = threads_.at(target);
+        if (s.resolved == 0) {
+          s.resolved = e.id;
+          s.resolver = actor;
+        }
+      }
+      break;
+    case RecordHead::merge:
+      if (target != kNoThread && target != kScheduler && actor != kNoThread) {
+        threads_.at(target).merged_from = actor;
+        if (options_.check_switches && actor != kScheduler) merge_groups(actor, target);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void CausalityReplay::merge_groups(ThreadId from, ThreadId into) {
+  // `into` continues `from`: the merged group keeps from's polling history,
+  // and any notify either part received.
+  const ThreadId from_root = groups_.root(from);
+  const ThreadId into_root = groups_.root(into);
+  if (from_root == into_root) return;
+  PollState merged = polls_.at(from_root);
+  merged.woken = std::max(merged.woken, polls_.at(into_root).woken);
+  groups_.merge(from, into);
+  polls_.at(groups_.root(from)) = merged;
+}
+
+void CausalityReplay::note_control(ThreadId t) {
+  if (!options_.check_switches || t == kNoThread || t == kScheduler) return;
+  if (recent_[0] != kNoThread && groups_.root(recent_[0]) == groups_.root(t)) {
+    recent_[0] = t;
+    return;
+  }
+  recent_[1] = recent_[0];
+  recent_[0] = t;
+}
+
+ThreadId CausalityReplay::ran_outside(ThreadId group) {
+  for (const ThreadId t : recent_)
+    if (t != kNoThread && groups_.root(t) != group) return t;
+  return kNoThread;
+}
+
+void CausalityReplay::begin_turn(const ControlTransfer& wake, ThreadId input) {
+  turn_ = Turn{};
+  const ThreadId owner = wake.to;
+  if (!options_.check_switches || owner == kNoThread || owner == kScheduler) return;
+  turn_.owner = owner;
+  turn_.wake_event = wake.event;
+  turn_.from = wake.from;
+  const ThreadId group = groups_.root(owner);
+  turn_.suspect = ran_outside(group);
+  switch (wake.cause) {
+    case ControlCause::reads_resolved:
+    case ControlCause::switch_input_resolved:
+      turn_.by_yield = input != kNoThread && input != kScheduler && threads_.at(input).yields;
+      break;
+    case ControlCause::notified:
+    case ControlCause::switch_notified:
+      turn_.by_yield = threads_.at(owner).notified_by_yield;
+      break;
+    default:
+      break;
+  }
+  PollState& poll = polls_.at(group);
+  if (!turn_.by_yield) {
+    poll.idle_turns = 0;
+    return;
+  }
+  turn_.idle_turns = poll.idle_turns;
+  const std::int64_t left = poll.left;
+  if (poll.woken > left) {
+    turn_.notified_by = poll.woken;
+    return;
+  }
+  // Another input of the woken thread resolved since the group last ran is
+  // a recorded cause too.
+  for (std::uint32_t k = threads_.at(owner).inputs; k != 0; k = inputs_[k - 1].previous) {
+    const ThreadState& in = threads_.at(inputs_[k - 1].input);
+    if (!in.yields && in.resolved > left) return;
+  }
+  turn_.yield_only = true;
+}
+
+void CausalityReplay::end_turn(std::int64_t event) {
+  if (turn_.owner == kNoThread) return;
+  PollState& poll = polls_.at(groups_.root(turn_.owner));
+  poll.left = std::max(poll.left, event);
+  poll.idle_turns = turn_.yield_only && !turn_.handed_off ? poll.idle_turns + 1 : 0;
+  turn_ = Turn{};
+}
+
+void CausalityReplay::check_hand_off(const TraceEvent& e, std::vector<ControlTransfer>& verdicts) {
+  if (turn_.owner == kNoThread || (e.head != RecordHead::resolve && e.head != RecordHead::notify)) return;
+  if (e.target == kNoThread || e.target == kScheduler) return;
+  const ThreadId group = groups_.root(turn_.owner);
+  if (groups_.root(e.actor) != group || groups_.root(e.target) == group) return;
+  if (e.head == RecordHead::resolve) {
+    const ThreadId creator = threads_.at(e.target).creator;
+    if (creator != kNoThread && groups_.root(creator) == group) return;  // settling its own thread
+  }
+  turn_.handed_off = true;
+  // Only a turn woken by its yield, after a turn that polled and found
+  // nothing, owes a cause for what it hands off.
+  if (!turn_.by_yield || turn_.idle_turns == 0) return;
+  if (!turn_.yield_only && turn_.notified_by == 0) return;  // an input resolved: recorded
+  ControlTransfer t;
+  t.event = e.id;
+  t.time = e.time;
+  t.head = e.head;
+  t.from = turn_.from;
+  t.to = e.actor;
+  t.input = e.target;
+  t.hand_off = true;
+  t.wake_event = turn_.wake_event;
+  t.idle_turns = turn_.idle_turns;
+  if (turn_.notified_by != 0) {
+    t.cause = ControlCause::hand_off_notified;
+    t.cause_event = turn_.notified_by;
+  } else {
+    t.suspect = turn_.suspect;
+  }
+  verdicts.push_back(t);
+}
+
+void CausalityReplay::step(const TraceEvent& e, std::vector<ControlTransfer>& verdicts) {
+  switch (e.head) {
+    case RecordHead::site:
+    case RecordHead::label:
+    case RecordHead::counter:
+    case RecordHead::gc:
+    case RecordHead::lost:
+      return;  // no change of control, and "the record just before" skips them
+    case RecordHead::switch_:
+      on_switch(e, verdicts);
+      break;
+    case RecordHead::idle:
+    case RecordHead::end:
+      settle_pending_switch(nullptr, verdicts);
+      if (current_ != kNoThread) to_scheduler(e.id);
+      spawned_just_before_ = kNoThread;
+      registering_ = kNoThread;
+      break;
+    default: {
+      if (e.actor == kNoThread) return;
+      if (e.head == RecordHead::wait && e.actor == registering_) {
+        // The creator registers its new thread's inputs: control stays.
+        record_effects(e);
+        break;
+      }
+      // "The record just before" is the previous record with an actor
+      // (labels, counters and the like in between do not count).
+      on_actor(e, verdicts);
+      check_hand_off(e, verdicts);
+      spawned_just_before_ = kNoThread;
+      registering_ = e.head == RecordHead::spawn ? e.target : kNoThread;
+      record_effects(e);
+      break;
+    }
+  }
+#ifndef NDEBUG
+  check_invariants();
+#endif
+}
+
+void CausalityReplay::finish(std::vector<ControlTransfer>& verdicts) { settle_pending_switch(nullptr, verdicts); }
+
+void CausalityReplay::check_invariants() {
+  // The top of the stack is where it changes; checking all of a deep stack
+  // at every record would make debug runs quadratic.
+  const std::size_t from = stack_.size() > 32 ? stack_.size() - 32 : 0;
+  for (std::size_t i = from; i < stack_.size(); ++i) {
+    assert(stack_[i] != current_ && "invariant 1: current is never on the stack");
+    assert(threads_.at(stack_[i]).stack_slot == i + 1 && "invariant 2: stack slots match the stack");
+  }
+  assert((!pending_switch_ || pending_switch_->transfer.to == current_) &&
+         "invariant 3: a pending switch names the current thread");
+}
+
+}  // namespace skein

@@ -1,0 +1,277 @@
+// causality_replay.hpp — replays a trace's records in order and decides,
+// at every change of control, whether the trace recorded its cause. This
+// is the state machine behind `missing-notification` (viewer/analysis/LINTS.md); it
+// is its own concept because the mutation test and other rules read the
+// same verdicts.
+//
+// State (a reading guide: `step` is the function to read first):
+//   - current: the thread that has control (-1: the scheduler; kNoThread
+//     before the first record with an actor);
+//   - the stack: threads that handed control on and will get it back.
+//     Callbacks run inside their resolver, so when a record's actor is
+//     another thread, the thread that had control waits below it;
+//   - per thread: when control last left it, when it was last notified,
+//     when it was resolved and by whom, what it waits on, who last named
+//     it, and which thread merged into it;
+//   - the last switch's event: "resolved since the last switch" compares
+//     a thread's resolve event with it.
+//
+// Transitions, one per record (FORMAT.md's actor decides who acts):
+//   switch T  the stack is reset; control goes to T. Explained when T is
+//             -1, has not run before, is the thread that switched directly
+//             to the one now running (a fiber started by a switch from its
+//             spawner gives control back to it when it blocks), was
+//             notified or had an input resolved since it last ran; with no
+//             notify record in the whole trace
+//             (the 2014 MirageOS traces) it is not checked. Otherwise the
+//             verdict waits for T's first record: reading or waiting on a
+//             thread already resolved explains it (T was blocked on it, or,
+//             for the main thread, on run() returning, which has no wait
+//             record); anything else, or control leaving T first, does not.
+//             Notified by another thread and with a `pause`/`yield` input
+//             resolved, its switch is the yield's (control back): the
+//             notify explains what it then hands off (polling, below).
+//   return T  control comes back to T inside the turn (imported traces:
+//             Lwt's leave_wakeup). Like a record whose actor is T (below),
+//             and explained when T is on the stack; the stack and "the last
+//             switch" stay. A return to a thread not on the stack (Lwt runs
+//             an on_success callback in the thread that registered it)
+//             changes nothing: that thread's next record is the transfer.
+//   idle, actor -1
+//             control returns to the scheduler: the stack is emptied; it
+//             needs no cause.
+//   a record whose actor A is not current
+//             a transfer of control, explained when (in this order) A is on
+//             the stack and the record is a return, or the trace records no
+//             returns (control returns to it: the stack is popped down
+//             to it), A was spawned by the record just before and its kind
+//             starts at once (not bind and the other kinds that wait for an
+//             input), the record reads or waits on a thread resolved since
+//             the last switch, A was notified since it last ran, or a
+//             thread that merged into A (through a chain of merges) is
+//             current or on the stack. Else it is unexplained. Either way
+//             the previous thread is pushed (unless control returned) and A
+//             becomes current.
+//   wait by the thread the latest spawn created (and its further waits)
+//             the creator registering its new thread's inputs (`spawn 2 0
+//             bind`, `wait 2 1`): control stays with the creator.
+//   read of a thread no record resolved, with check_reads
+//             unexplained too, whether control changed hands at it or not
+//             (ControlTransfer with from == to, beside the transfer's own
+//             verdict when that was explained).
+//   labels, sites, counters, gc, lost
+//             change nothing (labelling a thread does not run it).
+//
+//
+// Polling (only with notify records, like switches): a yield explains that
+// a thread got control back, not a hand-off it then makes.
+//   a turn    an activation owned by the thread that took control from the
+//             scheduler (or was switched to), with the callbacks it runs;
+//             threads are counted per merge group (merge_groups.hpp: a
+//             pause loop continues through merges), so a group's turns are
+//             one thread's turns.
+//   woken by its yield alone
+//             the turn's wake-up is explained by a `pause`/`yield` thread
+//             resolved (or a `yield` notify), and, since the group last
+//             ran, no thread outside it notified a member (other than with
+//             a yield) and no other input of the woken thread was resolved.
+//   hand-off  a `resolve` by a member of the turn's group of a thread
+//             outside it that no member created, or a `notify` by a member
+//             of a thread outside it (not the scheduler).
+//   A hand-off in a turn woken by its yield alone, when the group's
+//   previous turn was also woken by its yield alone and handed nothing off
+//   (it polled and found nothing), is unexplained (ControlTransfer with
+//   hand_off set); its suspect is the latest thread of another group that
+//   had control before the wake-up. When a thread outside the group
+//   notified it since it last ran, the same hand-off is explained by that
+//   notify (ControlCause::hand_off_notified), so the mutation test can
+//   remove it. A hand-off in the first yield turn after a turn that did
+//   something is not checked: yielding before acting is courtesy, the
+//   cause came before the yield.
+//
+// Invariants, checked in debug builds after every step (check_invariants):
+//   1. current is never on the stack, and no thread is on it twice;
+//   2. a thread's stack slot is its index on the stack plus one, 0 when it
+//      is not on it;
+//   3. a pending switch verdict names the current thread.
+//
+// Every verdict is a ControlTransfer, explained or not, so tests can see
+// why a transfer was accepted, and the mutation test knows which record a
+// transfer depended on (cause_event).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "viewer/analysis/merge_groups.hpp"
+#include "viewer/timeline/thread_table.hpp"
+#include "viewer/analysis/trace_event.hpp"
+
+namespace skein {
+
+// The codes are stored (`transfers.cause`, recorder/store/SCHEMA.md): a new
+// cause goes at the end.
+enum class ControlCause : std::uint8_t {
+  unexplained,
+  first_actor,            // the first record with an actor: the program starts
+  scheduler,              // control goes back to the loop (-1, idle): no cause needed
+  returns,                // the actor is on the stack
+  created_just_before,    // spawned by the record just before, a kind that starts at once
+  reads_resolved,         // reads or waits on a thread resolved since the last switch
+  notified,               // notified since it last ran
+  merge_target,           // a thread merged into it is current or on the stack
+  switch_first_run,       // a switch to a thread that has not run before
+  switch_returns,         // ... to the thread that switched to the one running (a fiber's starter)
+  switch_notified,        // ... notified since it last ran
+  switch_input_resolved,  // ... an input of it resolved since it last ran
+  switch_unchecked,       // the trace has no notify records: switches are not checked
+  hand_off_notified,      // a hand-off after polling: another thread notified the poller since it last ran
+};
+[[nodiscard]] std::string_view control_cause_name(ControlCause cause);
+
+struct ControlTransfer {
+  std::int64_t event = 0;  // the record at which control changed hands
+  TimeNs time = 0;
+  RecordHead head = RecordHead::switch_;
+  ThreadId from = kNoThread;   // who had control
+  ThreadId to = kNoThread;     // the actor, or the switch's thread
+  ThreadId input = kNoThread;  // the record's target (what a read or wait uses)
+  ControlCause cause = ControlCause::unexplained;
+  std::int64_t cause_event = 0;  // the record that explains it; 0 when none does
+  ThreadId suspect = kNoThread;  // for unexplained ones: who most likely owes the record
+  // A hand-off after polling (head resolve or notify, by `to`, of `input`):
+  // `from` is the thread `to` took control from at the start of its turn.
+  bool hand_off = false;
+  std::int64_t wake_event = 0;   // the record at which `to` got control for this turn
+  std::uint32_t idle_turns = 0;  // its turns just before, woken by its yield alone, that handed nothing off
+
+  [[nodiscard]] bool explained() const { return cause != ControlCause::unexplained; }
+};
+
+struct CausalityReplayOptions {
+  // False for traces without notify records: switches are then accepted.
+  bool check_switches = true;
+  // True for traces with wait records (Skein's runtime), where a read
+  // consumes an outcome, so the thread read must have been resolved. The
+  // 2014 MirageOS traces record no waits, and their reads also look at
+  // pending threads.
+  bool check_reads = false;
+  // True for traces that record returns (`return` records: the MirageOS
+  // traces written with Lwt's leave_wakeup, recorder/import/mirage_sexp/lwt_switch.hpp). A
+  // thread on the stack then gets control back only by a return record;
+  // without one, its next record is a callback of its own starting (Lwt
+  // runs a loop's callbacks as the loop's first thread). Skein's runtime
+  // records no returns: control comes back down the stack unrecorded.
+  bool returns_recorded = false;
+};
+
+class CausalityReplay {
+ public:
+  explicit CausalityReplay(CausalityReplayOptions options = {}) : options_(options) {}
+
+  // Feeds the next record; appends the verdicts it settles (at most three:
+  // a pending switch decided, this record's own transfer, and its verdict
+  // as a hand-off after polling).
+  void step(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
+  // The trace's end: a switch still waiting for its verdict is decided.
+  void finish(std::vector<ControlTransfer>& verdicts);
+
+  [[nodiscard]] ThreadId current() const { return current_; }
+  [[nodiscard]] std::size_t stack_depth() const { return stack_.size(); }
+
+ private:
+  struct ThreadState {
+    std::int64_t left = 0;       // when control last left it
+    std::int64_t notified = 0;   // its latest notify
+    std::int64_t resolved = 0;   // its first resolve
+    std::int64_t touched = 0;    // the latest record by another thread naming it
+    ThreadId resolver = kNoThread;
+    ThreadId toucher = kNoThread;
+    ThreadId merged_from = kNoThread;  // the thread of the latest merge into it
+    ThreadId last_input = kNoThread;   // its latest wait
+    ThreadId switched_from = kNoThread;  // the thread that last switched to it directly
+    std::uint32_t stack_slot = 0;      // index on the stack + 1; 0: not on it
+    ThreadId creator = kNoThread;      // the thread whose spawn created it
+    bool ran = false;
+    bool waits_for_input = false;      // its kind waits for an input (bind, map...)
+    bool yields = false;               // a `pause` or `yield` thread: its resolve is a yield
+    bool notified_by_yield = false;    // its latest notify had reason `yield`
+    std::uint32_t inputs = 0;          // its waits: 1 + index of the latest in inputs_; 0: none
+  };
+  struct PendingSwitch {
+    ControlTransfer transfer;
+    ThreadId ran_before = kNoThread;  // the thread that ran before the switch
+  };
+  // Per merge group, at its root: what polling needs across its turns.
+  struct PollState {
+    std::int64_t left = 0;         // when control last left a member
+    std::int64_t woken = 0;        // the latest notify of a member from outside the group, not a yield
+    std::uint32_t idle_turns = 0;  // its latest turns in a row woken by its yield alone, handing nothing off
+  };
+  // The turn in progress (owner kNoThread: none, or not checked).
+  struct Turn {
+    ThreadId owner = kNoThread;    // the thread that took control from the scheduler or by a switch
+    std::int64_t wake_event = 0;   // the record at which it did
+    ThreadId from = kNoThread;     // the thread it took control from
+    ThreadId suspect = kNoThread;  // the latest thread of another group that had control before
+    bool by_yield = false;         // the wake-up's cause is its own yield
+    bool yield_only = false;       // ... and nothing else woke the group since it last ran
+    bool handed_off = false;
+    std::int64_t notified_by = 0;  // a notify from outside the group since it last ran (with by_yield)
+    std::uint32_t idle_turns = 0;  // the group's idle yield turns just before this one
+  };
+
+  void on_switch(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
+  void on_actor(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
+  void to_scheduler(std::int64_t event);
+  void leave_current(std::int64_t event);
+  void push(ThreadId t);
+  void pop_to(ThreadId t);  // pops t and everything above it
+  void clear_stack();
+  void settle_pending_switch(const TraceEvent* first_record, std::vector<ControlTransfer>& verdicts);
+  [[nodiscard]] bool on_stack(ThreadId t);
+  [[nodiscard]] ThreadId merged_into_chain(ThreadId actor);
+  [[nodiscard]] ThreadId suspect_for(ThreadId actor, ThreadId input, ThreadId ran_before);
+  void record_effects(const TraceEvent& e);
+  void begin_turn(const ControlTransfer& wake, ThreadId input);
+  void end_turn(std::int64_t event);
+  void check_hand_off(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
+  void note_control(ThreadId t);  // t has control: the polling bookkeeping
+  void merge_groups(ThreadId from, ThreadId into);
+  [[nodiscard]] ThreadId ran_outside(ThreadId group);
+  void check_invariants();
+
+  CausalityReplayOptions options_;
+  ThreadTable<ThreadState> threads_;
+  std::vector<ThreadId> stack_;
+  // Every wait, as a list per thread threaded through one vector (no
+  // allocation per thread): the input and 1 + index of the thread's previous
+  // wait, 0 for none.
+  struct InputLink {
+    ThreadId input;
+    std::uint32_t previous;
+  };
+  std::vector<InputLink> inputs_;
+  ThreadId current_ = kNoThread;
+  ThreadId last_thread_ran_ = kNoThread;  // the latest thread (not -1) that had control
+  std::int64_t last_switch_ = 0;
+  ThreadId spawned_just_before_ = kNoThread;  // a child that may start at once
+  ThreadId registering_ = kNoThread;          // the latest spawn's child, while its waits follow
+  std::int64_t spawned_event_ = 0;
+  std::optional<PendingSwitch> pending_switch_;
+  // Polling (with notify records only).
+  MergeGroups groups_;
+  ThreadTable<PollState> polls_;  // by group root
+  Turn turn_;
+  // The latest two threads of different merge groups that had control,
+  // newest first: the suspect of a hand-off after polling.
+  std::array<ThreadId, 2> recent_ = {kNoThread, kNoThread};
+};
+
+// Kinds whose threads wait for an input and so never start at their spawn.
+[[nodiscard]] bool kind_waits_for_input(std::string_view kind);
+
+}  // namespace skein

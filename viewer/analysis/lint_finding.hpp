@@ -1,0 +1,64 @@
+// lint_finding.hpp — what a lint reports: one finding names a rule, how
+// severe it is, when, the thread it is about, the thread that had control
+// (`from`), a suspect, the record it was found at and a sentence. The rules
+// (viewer/analysis/LINTS.md documents each) produce findings; the command line
+// prints them, and the `anomalies` table (recorder/store/SCHEMA.md) stores them
+// for the viewer.
+//
+// Invariants: `rule` is one of LintRuleId; a finding's optional fields are
+// absent (nullopt) rather than -1 when they do not apply, since -1 is a
+// thread id (the scheduler). Rules are listed most severe first: that is
+// the order in which the command line prints their groups.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "recorder/format/record.hpp"
+
+namespace skein {
+
+enum class LintRuleId : std::uint8_t {
+  missing_notification,
+  unread_failure,
+  pending_at_end,
+  late_notify,
+  blocking_activation,
+  self_wake,
+};
+inline constexpr std::size_t kLintRuleCount = 6;
+
+enum class LintSeverity : std::uint8_t { error, warning, note };
+
+// "missing-notification", ...: the names `--rules` and the JSON output use.
+[[nodiscard]] std::string_view lint_rule_name(LintRuleId rule);
+[[nodiscard]] std::optional<LintRuleId> lint_rule_from_name(std::string_view name);
+[[nodiscard]] std::string_view lint_severity_name(LintSeverity severity);
+// Every rule, in the order of LintRuleId (most severe first).
+[[nodiscard]] const std::array<LintRuleId, kLintRuleCount>& all_lint_rules();
+
+struct LintFinding {
+  LintRuleId rule = LintRuleId::missing_notification;
+  LintSeverity severity = LintSeverity::error;
+  TimeNs time = 0;
+  ThreadId thread = 0;                  // the thread the finding is about
+  std::optional<ThreadId> from;         // the thread that had control
+  std::optional<ThreadId> suspect;      // who most likely owes the missing record
+  std::optional<std::int64_t> event;    // events.id of the record it was found at
+  std::string group;                    // what the text output groups a rule's findings by; "" for none
+  std::string message;
+  std::uint32_t number = 0;             // its place in the full report, from 1 (`skein lint`'s #N)
+
+  friend bool operator==(const LintFinding&, const LintFinding&) = default;
+};
+
+// What to do about a finding of `rule` ("missing-notification", ...), in
+// one sentence, naming the thread that acted, the one that had control and
+// the suspect as given ("thread 6 \"backend\"" or so; "" when absent).
+[[nodiscard]] std::string lint_advice(std::string_view rule, const std::string& thread, const std::string& from,
+                                      const std::string& suspect);
+
+}  // namespace skein

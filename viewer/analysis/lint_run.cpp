@@ -1,0 +1,210 @@
+// lint_run.cpp — see lint_run.hpp.
+#include "viewer/analysis/lint_run.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <map>
+
+#include "viewer/analysis/rules/blocking_activation.hpp"
+#include "viewer/analysis/rules/late_notify.hpp"
+#include "viewer/analysis/rules/missing_notification.hpp"
+#include "viewer/analysis/rules/pending_at_end.hpp"
+#include "viewer/analysis/rules/self_wake.hpp"
+#include "viewer/analysis/trace_event_prefetch.hpp"
+#include "viewer/analysis/rules/unread_failure.hpp"
+
+namespace skein {
+
+std::unique_ptr<LintRule> make_lint_rule(LintRuleId rule, const LintSettings& settings) {
+  switch (rule) {
+    case LintRuleId::missing_notification: return make_missing_notification_rule();
+    case LintRuleId::unread_failure: return make_unread_failure_rule();
+    case LintRuleId::pending_at_end: return make_pending_at_end_rule(settings);
+    case LintRuleId::late_notify: return make_late_notify_rule();
+    case LintRuleId::blocking_activation: return make_blocking_activation_rule(settings);
+    case LintRuleId::self_wake: return make_self_wake_rule(settings);
+  }
+  return nullptr;
+}
+
+void append_findings(std::vector<LintFinding>& findings, std::vector<LintFinding>& out) {
+  if (out.empty()) {
+    out.swap(findings);
+  } else {
+    for (auto& f : findings) out.push_back(std::move(f));
+  }
+  findings.clear();
+}
+
+std::string thread_phrase(ThreadId t) {
+  if (t == kScheduler) return "the scheduler";
+  if (t == kNoThread) return "nobody";
+  return "thread " + std::to_string(t);
+}
+
+std::string time_phrase(TimeNs t) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f ms", static_cast<double>(t) / 1e6);
+  return buf;
+}
+
+TraceSemantics semantics_from_header(const std::string* scheduler_thread, const std::string* source_format) {
+  TraceSemantics s;
+  if (scheduler_thread != nullptr) {
+    ThreadId id = 0;
+    const char* first = scheduler_thread->data();
+    const char* last = first + scheduler_thread->size();
+    if (auto [end, ec] = std::from_chars(first, last, id); ec == std::errc{} && end == last && id >= kScheduler)
+      s.scheduler_thread = id;
+  }
+  if (source_format != nullptr && (*source_format == "mirage-sexp" || *source_format == "mirage-ctf"))
+    s.reads_are_of_resolved = false;
+  return s;
+}
+
+namespace {
+
+// One pass: each event goes to the rules that observe its head, and the
+// replay's verdicts reach the rules right after the event that settled them.
+class LintPass {
+ public:
+  LintPass(const LintOptions& options, CausalityReplayOptions replay)
+      : replay_(replay), keep_transfers_(options.keep_transfers) {
+    std::vector<LintRuleId> rules = options.rules.empty()
+                                        ? std::vector<LintRuleId>(all_lint_rules().begin(), all_lint_rules().end())
+                                        : options.rules;
+    std::sort(rules.begin(), rules.end());
+    rules.erase(std::unique(rules.begin(), rules.end()), rules.end());
+    for (const LintRuleId r : rules) {
+      report_.rules.push_back(r);
+      rules_.push_back(make_lint_rule(r, options.settings));
+      LintRule* rule = rules_.back().get();
+      for (std::size_t h = 0; h < kRecordHeadCount; ++h)
+        if ((rule->observed_heads() & (1u << h)) != 0) by_head_[h].push_back(rule);
+      if (rule->observes_transfers()) transfer_rules_.push_back(rule);
+    }
+  }
+  void feed(const TraceEvent& e) {
+    for (LintRule* r : by_head_[static_cast<std::size_t>(e.head)]) r->observe(e);
+    if (transfer_rules_.empty() && !keep_transfers_) return;
+    verdicts_.clear();
+    replay_.step(e, verdicts_);
+    for (const auto& v : verdicts_)
+      for (LintRule* r : transfer_rules_) r->observe_transfer(v);
+    if (keep_transfers_) report_.transfers.insert(report_.transfers.end(), verdicts_.begin(), verdicts_.end());
+  }
+  LintReport finish(const LintTraceEnd& end) {
+    if (!transfer_rules_.empty() || keep_transfers_) {
+      verdicts_.clear();
+      replay_.finish(verdicts_);
+      for (const auto& v : verdicts_)
+        for (LintRule* r : transfer_rules_) r->observe_transfer(v);
+      if (keep_transfers_) report_.transfers.insert(report_.transfers.end(), verdicts_.begin(), verdicts_.end());
+    }
+    // Each rule's findings stay together, in the rule's order; groups go
+    // most severe first (a group's severity is its most severe finding),
+    // ties in LintRuleId order.
+    std::vector<std::vector<LintFinding>> groups(rules_.size());
+    for (std::size_t i = 0; i < rules_.size(); ++i) rules_[i]->finish(end, groups[i]);
+    std::vector<std::size_t> order(rules_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto worst = [&](std::size_t i) {
+      LintSeverity s = LintSeverity::note;
+      for (const auto& f : groups[i]) s = std::min(s, f.severity);
+      return s;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return worst(a) < worst(b); });
+    std::size_t total = 0;
+    for (const auto& g : groups) total += g.size();
+    report_.findings.reserve(total);
+    for (const std::size_t i : order) {
+      report_.counts[static_cast<std::size_t>(rules_[i]->id())] = groups[i].size();
+      append_findings(groups[i], report_.findings);
+    }
+    std::uint32_t number = 0;
+    for (LintFinding& f : report_.findings) f.number = ++number;
+    return std::move(report_);
+  }
+
+ private:
+  CausalityReplay replay_;
+  bool keep_transfers_;
+  std::vector<std::unique_ptr<LintRule>> rules_;
+  std::array<std::vector<LintRule*>, kRecordHeadCount> by_head_;  // who observes each head
+  std::vector<LintRule*> transfer_rules_;  // the replay runs only for these
+  std::vector<ControlTransfer> verdicts_;
+  LintReport report_;
+};
+
+}  // namespace
+
+LintReport lint_events(const std::vector<TraceEvent>& events, const LintOptions& options) {
+  bool has_notify = false;
+  bool has_wait = false;
+  bool has_return = false;
+  LintTraceEnd end;
+  for (const TraceEvent& e : events) {
+    has_notify = has_notify || e.head == RecordHead::notify;
+    has_wait = has_wait || e.head == RecordHead::wait;
+    has_return = has_return || e.head == RecordHead::return_;
+    end.ended_cleanly = end.ended_cleanly || e.head == RecordHead::end;
+    if (e.has_time) end.end_time = std::max(end.end_time, e.time);
+  }
+  LintPass pass(options, CausalityReplayOptions{has_notify, has_wait && options.settings.semantics.reads_are_of_resolved,
+                                                has_return});
+  for (const TraceEvent& e : events) pass.feed(e);
+  return pass.finish(end);
+}
+
+Result<LintReport> lint_store(TraceStore& store, LintOptions options) {
+  SqliteDatabase& db = store.database();
+  auto head_count = db.prepare("SELECT records FROM heads WHERE id = ?1");
+  if (!head_count) return head_count.error();
+  const auto has_head = [&](RecordHead head) -> Result<bool> {
+    head_count.value().bind(1, static_cast<std::int64_t>(head));
+    auto row = head_count.value().step();
+    if (!row) return row.error();
+    const bool present = row.value() && head_count.value().int64(0) > 0;
+    head_count.value().reset();
+    return present;
+  };
+  const auto has_notify = has_head(RecordHead::notify);
+  if (!has_notify) return has_notify.error();
+  const auto has_wait = has_head(RecordHead::wait);
+  if (!has_wait) return has_wait.error();
+  const auto has_return = has_head(RecordHead::return_);
+  if (!has_return) return has_return.error();
+
+  if (!options.settings.site_name) {
+    auto sites = store.sites();
+    if (!sites) return sites.error();
+    auto names = std::make_shared<std::map<std::int64_t, std::string>>();
+    for (const StoredSite& s : sites.value())
+      (*names)[s.id] = s.function + " (" + s.file + ":" + std::to_string(s.line) + ")";
+    options.settings.site_name = [names](std::int64_t site) {
+      const auto it = names->find(site);
+      return it != names->end() ? it->second : "site " + std::to_string(site);
+    };
+  }
+  LintTraceEnd end;
+  end.end_time = store.meta_int("end_time").value_or(0);
+  end.ended_cleanly = store.meta_int("ended").value_or(0) == 1;
+  {
+    const auto scheduler = store.meta_text("header.scheduler-thread");
+    const auto format = store.meta_text("header.source-format");
+    options.settings.semantics = semantics_from_header(scheduler ? &*scheduler : nullptr, format ? &*format : nullptr);
+  }
+
+  LintPass pass(options, CausalityReplayOptions{has_notify.value(),
+                                                has_wait.value() && options.settings.semantics.reads_are_of_resolved,
+                                                has_return.value()});
+  TraceEventPrefetch prefetch(db);
+  prefetch.start();
+  while (const TraceEventBatch* batch = prefetch.next())
+    for (const TraceEvent& e : batch->events) pass.feed(e);
+  if (prefetch.error()) return *prefetch.error();
+  return pass.finish(end);
+}
+
+}  // namespace skein

@@ -1,0 +1,87 @@
+// unread_failure.cpp — see unread_failure.hpp. Failures are kept in record
+// order; reads are counted per merge group at the end, once every merge is
+// known.
+#include "viewer/analysis/rules/unread_failure.hpp"
+
+#include "viewer/analysis/merge_groups.hpp"
+
+namespace skein {
+namespace {
+
+class UnreadFailure final : public LintRule {
+ public:
+  [[nodiscard]] LintRuleId id() const override { return LintRuleId::unread_failure; }
+  [[nodiscard]] std::uint32_t observed_heads() const override {
+    return head_mask({RecordHead::resolve, RecordHead::read, RecordHead::merge});
+  }
+  void observe(const TraceEvent& e) override {
+    switch (e.head) {
+      case RecordHead::resolve:
+        if (e.target == kNoThread || e.target == kScheduler) return;
+        if (resolved_.at(e.target).done) return;  // a second resolve is late-notify's
+        resolved_.at(e.target).done = true;
+        if (e.value == 1) failures_.push_back(Failure{e.target, e.actor, e.time, e.id, std::string(e.text)});
+        break;
+      case RecordHead::read:
+        if (e.target != kNoThread && e.target != kScheduler && e.actor != e.target)
+          reads_.push_back(Read{e.actor, e.target});
+        break;
+      case RecordHead::merge:
+        if (e.actor != kNoThread && e.target != kNoThread) groups_.merge(e.actor, e.target);
+        break;
+      default:
+        break;
+    }
+  }
+  void finish(const LintTraceEnd&, std::vector<LintFinding>& out) override {
+    if (failures_.empty()) return;
+    struct Seen {
+      bool read = false;
+    };
+    // A group is "read" when a thread outside it read one of its threads.
+    ThreadTable<Seen> read_groups;
+    for (const Read& r : reads_) {
+      const ThreadId g = groups_.root(r.input);
+      if (r.reader == kNoThread || r.reader == kScheduler || groups_.root(r.reader) != g) read_groups.at(g).read = true;
+    }
+    for (const Failure& f : failures_) {
+      if (read_groups.at(groups_.root(f.thread)).read) continue;
+      LintFinding finding;
+      finding.rule = LintRuleId::unread_failure;
+      finding.severity = LintSeverity::error;
+      finding.time = f.time;
+      finding.thread = f.thread;
+      if (f.by != kNoThread) finding.from = f.by;
+      finding.event = f.event;
+      finding.message = thread_phrase(f.thread) + " failed" + (f.message.empty() ? "" : " (" + f.message + ")") +
+                        " and no other thread read its outcome";
+      out.push_back(std::move(finding));
+    }
+  }
+
+ private:
+  struct Failure {
+    ThreadId thread;
+    ThreadId by;
+    TimeNs time;
+    std::int64_t event;
+    std::string message;
+  };
+  struct Read {
+    ThreadId reader;
+    ThreadId input;
+  };
+  struct Resolved {
+    bool done = false;
+  };
+  ThreadTable<Resolved> resolved_;
+  std::vector<Failure> failures_;
+  std::vector<Read> reads_;
+  MergeGroups groups_;
+};
+
+}  // namespace
+
+std::unique_ptr<LintRule> make_unread_failure_rule() { return std::make_unique<UnreadFailure>(); }
+
+}  // namespace skein

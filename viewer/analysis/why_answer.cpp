@@ -1,0 +1,495 @@
+// why_answer.cpp — the walk of why_answer.hpp over a trace database: the
+// subject's record, then one change of control at a time, each read from
+// `transfers` and explained by the record its verdict names.
+#include "viewer/analysis/why_answer.hpp"
+
+#include <cstdio>
+#include <set>
+
+#include "viewer/analysis/merge_groups.hpp"
+#include "recorder/export/output_escape.hpp"
+#include "viewer/analysis/transfer_table.hpp"
+
+namespace skein {
+namespace {
+
+bool is_thread(ThreadId t) { return t != kNoThread && t != kScheduler; }
+
+struct EventRow {
+  std::int64_t id = 0;
+  TimeNs time = 0;
+  RecordHead head = RecordHead::end;
+  ThreadId actor = kNoThread;
+  ThreadId target = kNoThread;
+  std::string text;
+};
+
+std::string us(TimeNs ns) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3f µs", static_cast<double>(ns) / 1e3);
+  return buf;
+}
+
+}  // namespace
+
+std::string_view why_step_kind_name(WhyStepKind kind) {
+  switch (kind) {
+    case WhyStepKind::resolve: return "resolve";
+    case WhyStepKind::read: return "read";
+    case WhyStepKind::wait: return "wait";
+    case WhyStepKind::notify: return "notify";
+    case WhyStepKind::spawn: return "spawn";
+  }
+  return "unknown";
+}
+
+struct WhyEngine::State {
+  State(SqliteStatement event, SqliteStatement back, SqliteStatement thread, SqliteStatement resolve,
+        SqliteStatement block, TransferLookup lookup)
+      : event_q(std::move(event)),
+        back_q(std::move(back)),
+        thread_q(std::move(thread)),
+        resolve_q(std::move(resolve)),
+        block_q(std::move(block)),
+        transfers(std::move(lookup)) {}
+
+  SqliteStatement event_q;    // a record by id
+  SqliteStatement back_q;     // records from an id down to another, newest first
+  SqliteStatement thread_q;   // a thread's row
+  SqliteStatement resolve_q;  // a thread's first resolve, within its records
+  SqliteStatement block_q;    // the last record at or before a time
+  TransferLookup transfers;
+  MergeGroups groups;
+
+  Result<std::optional<EventRow>> event(std::int64_t id) {
+    event_q.bind(1, id);
+    auto row = event_q.step();
+    if (!row) {
+      event_q.reset();
+      return row.error();
+    }
+    std::optional<EventRow> out;
+    if (row.value()) {
+      EventRow e;
+      e.id = id;
+      e.time = event_q.optional_int64(0).value_or(0);
+      const std::int64_t head = event_q.int64(1);
+      e.head = head >= 0 && head < static_cast<std::int64_t>(kRecordHeadCount) ? static_cast<RecordHead>(head)
+                                                                                : RecordHead::end;
+      e.actor = event_q.optional_int64(2).value_or(kNoThread);
+      e.target = event_q.optional_int64(3).value_or(kNoThread);
+      if (const auto t = event_q.optional_text(4)) e.text = *t;
+      out = std::move(e);
+    }
+    event_q.reset();
+    return out;
+  }
+
+  struct ThreadRow {
+    std::int64_t first_event = 0;
+    std::int64_t last_event = 0;
+    std::optional<ThreadId> parent;
+    std::string kind;
+  };
+  Result<std::optional<ThreadRow>> thread(ThreadId id) {
+    thread_q.bind(1, static_cast<std::int64_t>(id));
+    auto row = thread_q.step();
+    if (!row) {
+      thread_q.reset();
+      return row.error();
+    }
+    std::optional<ThreadRow> out;
+    if (row.value()) {
+      ThreadRow t;
+      t.first_event = thread_q.int64(0);
+      t.last_event = thread_q.int64(1);
+      t.parent = thread_q.optional_int64(2);
+      if (const auto k = thread_q.optional_text(3)) t.kind = *k;
+      out = std::move(t);
+    }
+    thread_q.reset();
+    return out;
+  }
+
+  bool same_group(ThreadId a, ThreadId b) { return is_thread(a) && is_thread(b) && groups.root(a) == groups.root(b); }
+  // The `grp` of transfer_table.hpp.
+  ThreadId grp(ThreadId t) { return t == kScheduler ? kScheduler : groups.root(t); }
+};
+
+WhyEngine::WhyEngine(std::unique_ptr<State> s) : s_(std::move(s)) {}
+WhyEngine::WhyEngine(WhyEngine&&) noexcept = default;
+WhyEngine& WhyEngine::operator=(WhyEngine&&) noexcept = default;
+WhyEngine::~WhyEngine() = default;
+
+Result<WhyEngine> WhyEngine::open(TraceStore& store) {
+  SqliteDatabase& db = store.database();
+  auto transfers = TransferLookup::open(db);
+  if (!transfers) return transfers.error();
+  if (!transfers.value())
+    return file_error(db.name(), "no causes recorded yet: run `skein lint` on it first (it stores them for why)");
+  auto event = db.prepare("SELECT time, head, actor, target, text FROM events WHERE id = ?1");
+  if (!event) return event.error();
+  auto back = db.prepare(
+      "SELECT id, time, head, actor FROM events WHERE id <= ?1 AND id >= ?2 ORDER BY id DESC");
+  if (!back) return back.error();
+  auto thread = db.prepare("SELECT first_event, last_event, parent, kind FROM threads WHERE id = ?1");
+  if (!thread) return thread.error();
+  auto resolve = db.prepare(
+      "SELECT id, time, actor FROM events WHERE id BETWEEN ?1 AND ?2 AND head = 7 AND target = ?3 ORDER BY id LIMIT 1");
+  if (!resolve) return resolve.error();
+  // The last record at or before a time: its block (the latest that
+  // starts by then), then the block's records up to the time.
+  auto block = db.prepare(
+      "SELECT coalesce((SELECT max(e.id) FROM events e WHERE e.id BETWEEN b.first_event AND b.last_event AND "
+      "e.time <= ?1), b.first_event - 1) FROM event_blocks b WHERE b.start <= ?1 ORDER BY b.id DESC LIMIT 1");
+  if (!block) return block.error();
+  auto state = std::make_unique<State>(std::move(event).value(), std::move(back).value(), std::move(thread).value(),
+                                       std::move(resolve).value(), std::move(block).value(),
+                                       std::move(*transfers.value()));
+  // Merge groups, keyed as `transfers` keys them.
+  auto groups = merge_group_roots(db);
+  if (!groups) return groups.error();
+  state->groups = std::move(groups).value();
+  return WhyEngine(std::move(state));
+}
+
+Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max_steps) {
+  State& s = *s_;
+  WhyAnswer a;
+  std::optional<EventRow> r;  // the record being explained
+  ThreadId actor = kNoThread;
+
+  // The record the question is about.
+  if (question.event) {
+    auto e = s.event(*question.event);
+    if (!e) return e.error();
+    if (!e.value()) return file_error("", "no record " + std::to_string(*question.event) + " in the trace");
+    r = std::move(e.value());
+    actor = r->actor;
+    a.subject = actor;
+  } else {
+    a.subject = question.thread;
+    const ThreadId subject = question.thread;
+    auto t = s.thread(subject);
+    if (!t) return t.error();
+    if (!t.value()) return file_error("", "no thread " + std::to_string(subject) + " in the trace");
+    // The last record at or before `at`: the blocks give it to within one
+    // block, and the thread's own records end at its last_event.
+    std::int64_t upto = t.value()->last_event;
+    if (question.at != INT64_MAX) {
+      s.block_q.bind(1, static_cast<std::int64_t>(question.at));
+      auto row = s.block_q.step();
+      if (!row) return row.error();
+      upto = std::min(upto, row.value() ? s.block_q.optional_int64(0).value_or(0) : 0);
+      s.block_q.reset();
+    }
+    // The thread's group got control last at its latest transfer before
+    // then: its record asked about lies between that transfer and `upto`.
+    auto last = s.transfers.latest_to(s.grp(subject), upto);
+    if (!last) return last.error();
+    if (last.value()) {
+      const std::int64_t begin = last.value()->event;
+      s.back_q.bind(1, upto);
+      s.back_q.bind(2, begin);
+      std::size_t scanned = 0;
+      for (;;) {
+        auto row = s.back_q.step();
+        if (!row) {
+          s.back_q.reset();
+          return row.error();
+        }
+        if (!row.value() || ++scanned > 200'000) break;
+        const std::int64_t id = s.back_q.int64(0);
+        const TimeNs time = s.back_q.optional_int64(1).value_or(0);
+        const auto head = static_cast<RecordHead>(s.back_q.int64(2));
+        const ThreadId by = s.back_q.optional_int64(3).value_or(kNoThread);
+        if (time > question.at || head == RecordHead::label) continue;
+        if (by == subject || s.same_group(by, subject)) {
+          auto e = s.event(id);
+          if (!e) {
+            s.back_q.reset();
+            return e.error();
+          }
+          r = std::move(e.value());
+          actor = by;
+          break;
+        }
+      }
+      s.back_q.reset();
+      if (!r) {  // a long run: ask about its start, the transfer itself
+        auto e = s.event(begin);
+        if (!e) return e.error();
+        if (e.value() && e.value()->actor != kNoThread) {
+          r = std::move(e.value());
+          actor = r->actor;
+        }
+      }
+    }
+    if (!r) {
+      // It never acted by then: a promise. Its resolve, else its creation.
+      s.resolve_q.bind(1, t.value()->first_event);
+      s.resolve_q.bind(2, t.value()->last_event);
+      s.resolve_q.bind(3, static_cast<std::int64_t>(subject));
+      auto row = s.resolve_q.step();
+      if (!row) return row.error();
+      std::optional<std::int64_t> resolve;
+      if (row.value() && s.resolve_q.optional_int64(1).value_or(0) <= question.at) resolve = s.resolve_q.int64(0);
+      s.resolve_q.reset();
+      const std::optional<std::int64_t> origin = resolve ? resolve : std::optional(t.value()->first_event);
+      auto e = s.event(*origin);
+      if (!e) return e.error();
+      if (!e.value() || (!resolve && e.value()->head != RecordHead::spawn)) {
+        a.end = WhyEnd::nothing_to_ask;
+        a.end_text = "it did nothing by then, and was neither resolved nor created";
+        return a;
+      }
+      const EventRow& c = *e.value();
+      WhyStep step;
+      step.kind = resolve ? WhyStepKind::resolve : WhyStepKind::spawn;
+      step.cause = c.actor;
+      step.effect = subject;
+      step.cause_event = step.effect_event = c.id;
+      step.cause_time = step.effect_time = c.time;
+      a.steps.push_back(step);
+      a.start_event = c.id;
+      a.start_time = c.time;
+      r = c;
+      actor = c.actor;
+    }
+  }
+  if (a.start_event == 0) {
+    a.start_event = r->id;
+    a.start_time = r->time;
+  }
+
+  std::set<std::int64_t> seen;
+  bool check_record = true;  // r is a record of `actor` to explain by its own verdicts first
+  std::int64_t position = r->id;
+  const auto root = [&](std::string text) {
+    a.end = WhyEnd::root;
+    a.end_text = std::move(text);
+    return a;
+  };
+  const auto stuck = [&](ThreadId who, std::int64_t at, ThreadId suspect, std::string text) {
+    a.end = WhyEnd::no_recorded_cause;
+    a.stuck = who;
+    a.stuck_event = at;
+    a.suspect = suspect;
+    a.end_text = std::move(text);
+    return a;
+  };
+  // A step to the record `cause_event`, which lets `effect` act at `at`.
+  const auto step_to = [&](WhyStepKind kind, std::int64_t cause_event, ThreadId effect, std::int64_t at,
+                           TimeNs at_time, std::string detail) -> Result<bool> {
+    auto c = s.event(cause_event);
+    if (!c) return c.error();
+    if (!c.value()) return false;
+    WhyStep step;
+    step.kind = kind;
+    step.cause = c.value()->actor;
+    step.effect = effect;
+    step.cause_event = cause_event;
+    step.effect_event = at;
+    step.cause_time = c.value()->time;
+    step.effect_time = at_time;
+    step.detail = std::move(detail);
+    a.steps.push_back(std::move(step));
+    r = std::move(c.value());
+    actor = r->actor;
+    position = r->id;
+    check_record = true;
+    return true;
+  };
+  // The scheduler as the root, named by what it did last.
+  const auto scheduler_root = [&]() {
+    std::string what = "the scheduler";
+    if (!a.steps.empty()) {
+      const WhyStep& last = a.steps.back();
+      if (last.kind == WhyStepKind::notify && !last.detail.empty()) {
+        const std::string& reason = last.detail;
+        what += reason == "timer" ? ": a timer" : reason == "io" ? ": I/O" : reason == "yield" ? ": a yield" : ": " + reason;
+      } else if (r && r->head == RecordHead::resolve && is_thread(r->target)) {
+        auto t = s.thread(r->target);
+        if (t && t.value()) {
+          const std::string& kind = t.value()->kind;
+          if (kind == "sleep") what += ": a timer";
+          else if (kind == "io") what += ": I/O";
+          else if (kind == "pause" || kind == "yield") what += ": a yield";
+        }
+      }
+    }
+    return root(what);
+  };
+
+  while (a.steps.size() < max_steps) {
+    if (!is_thread(actor)) {
+      // A timer's expiry: the scheduler resolved a sleep, which the thread
+      // that created it armed; the walk goes on from that creation.
+      if (r && r->head == RecordHead::resolve && is_thread(r->target)) {
+        auto timer = s.thread(r->target);
+        if (!timer) return timer.error();
+        if (timer.value() && timer.value()->kind == "sleep") {
+          auto spawn = s.event(timer.value()->first_event);
+          if (!spawn) return spawn.error();
+          if (spawn.value() && spawn.value()->head == RecordHead::spawn && is_thread(spawn.value()->actor)) {
+            auto moved = step_to(WhyStepKind::spawn, spawn.value()->id, r->target, r->id, r->time, "");
+            if (!moved) return moved.error();
+            if (moved.value()) continue;
+          }
+        }
+      }
+      return scheduler_root();
+    }
+    if (check_record) {
+      check_record = false;
+      if (r->head == RecordHead::resolve || r->head == RecordHead::notify) {
+        auto hand = s.transfers.at(s.grp(actor), r->id, TransferKind::hand_off);
+        if (!hand) return hand.error();
+        if (hand.value()) {
+          const StoredTransfer& h = *hand.value();
+          if (h.cause == ControlCause::unexplained || h.cause_event == 0)
+            return stuck(actor, r->id, h.suspect,
+                         "thread " + std::to_string(actor) + " " +
+                             (r->head == RecordHead::resolve ? "resolved" : "notified") + " thread " +
+                             std::to_string(r->target) + " after polling, with only its own yield to wake it");
+          auto moved = step_to(WhyStepKind::notify, h.cause_event, actor, r->id, r->time, "");
+          if (!moved) return moved.error();
+          if (!moved.value()) break;
+          a.steps.back().detail = r->text;
+          continue;
+        }
+      }
+      if (r->head == RecordHead::read) {
+        auto unread = s.transfers.at(s.grp(actor), r->id, TransferKind::unresolved_read);
+        if (!unread) return unread.error();
+        if (unread.value())
+          return stuck(actor, r->id, unread.value()->suspect,
+                       "thread " + std::to_string(actor) + " read thread " + std::to_string(r->target) +
+                           ", which no record resolved");
+      }
+    }
+    auto found = s.transfers.latest_to(s.grp(actor), position);
+    if (!found) return found.error();
+    if (!found.value()) return root("the program's start");
+    const StoredTransfer t = *found.value();
+    if (!seen.insert(t.event).second) break;
+    auto at = s.event(t.event);
+    if (!at) return at.error();
+    const TimeNs at_time = at.value() ? at.value()->time : 0;
+    switch (t.cause) {
+      case ControlCause::unexplained:
+        return stuck(t.thread, t.event, t.suspect,
+                     "thread " + std::to_string(t.thread) + " took control" +
+                         (t.from != kNoThread ? " from " + (t.from == kScheduler ? std::string("the scheduler")
+                                                                                  : "thread " + std::to_string(t.from))
+                                              : std::string()) +
+                         " and nothing in the trace gave it control");
+      case ControlCause::first_actor: return root("the program's start");
+      case ControlCause::scheduler: return scheduler_root();
+      case ControlCause::switch_unchecked:
+        return root("a switch by the scheduler (this trace records no wake-ups)");
+      case ControlCause::returns:
+      case ControlCause::switch_returns:
+      case ControlCause::merge_target:
+        // Control came back: what gave it control before.
+        position = t.event - 1;
+        if (position <= 0) return root("the program's start");
+        continue;
+      case ControlCause::created_just_before: {
+        auto moved = step_to(WhyStepKind::spawn, t.cause_event, t.thread, t.event, at_time, "");
+        if (!moved) return moved.error();
+        if (!moved.value()) return root("the program's start");
+        continue;
+      }
+      case ControlCause::reads_resolved:
+      case ControlCause::switch_input_resolved: {
+        // Switched to because its input was resolved, or took control at a
+        // wait: it waited; at a read: it read.
+        const bool waited = t.cause == ControlCause::switch_input_resolved ||
+                            (at.value() && at.value()->head == RecordHead::wait);
+        auto moved = step_to(waited ? WhyStepKind::wait : WhyStepKind::read, t.cause_event, t.thread, t.event,
+                             at_time, t.input != kNoThread ? "thread " + std::to_string(t.input) : "");
+        if (!moved) return moved.error();
+        if (!moved.value()) return root("the program's start");
+        continue;
+      }
+      case ControlCause::notified:
+      case ControlCause::switch_notified:
+      case ControlCause::hand_off_notified: {
+        auto moved = step_to(WhyStepKind::notify, t.cause_event, t.thread, t.event, at_time, "");
+        if (!moved) return moved.error();
+        if (!moved.value()) return root("the program's start");
+        a.steps.back().detail = r->text;  // the notify's reason
+        continue;
+      }
+      case ControlCause::switch_first_run: {
+        auto th = s.thread(t.thread);
+        if (!th) return th.error();
+        if (!th.value()) return root("the program's start");
+        auto spawn = s.event(th.value()->first_event);
+        if (!spawn) return spawn.error();
+        if (!spawn.value() || spawn.value()->head != RecordHead::spawn) return root("the program's start");
+        auto moved = step_to(WhyStepKind::spawn, spawn.value()->id, t.thread, t.event, at_time, "");
+        if (!moved) return moved.error();
+        continue;
+      }
+    }
+    break;
+  }
+  a.end = WhyEnd::step_limit;
+  a.end_text = "the walk stopped after " + std::to_string(a.steps.size()) + " steps";
+  return a;
+}
+
+std::string render_why_text(const WhyAnswer& a, const std::function<std::string(ThreadId)>& label_of) {
+  const auto named = [&](ThreadId t) {
+    if (t == kScheduler) return std::string("the scheduler");
+    std::string out = "thread " + std::to_string(t);
+    if (label_of) {
+      const std::string label = label_of(t);
+      if (!label.empty()) out += " \"" + terminal_text(label) + "\"";
+    }
+    return out;
+  };
+  // A promise that never acted is asked about its settling.
+  const bool settled = !a.steps.empty() && a.steps.front().kind == WhyStepKind::resolve &&
+                       a.steps.front().effect == a.subject && a.steps.front().effect_event == a.start_event;
+  std::string out = "why " + named(a.subject) + (settled ? " was resolved at " : " acted at ") + us(a.start_time) +
+                    " (event " + std::to_string(a.start_event) + "):\n";
+  std::size_t n = 0;
+  for (const WhyStep& s : a.steps) {
+    out += "  " + std::to_string(++n) + ". ";
+    switch (s.kind) {
+      case WhyStepKind::resolve: out += named(s.effect) + " was resolved by " + named(s.cause); break;
+      case WhyStepKind::read:
+        out += named(s.effect) + " read " + (s.detail.empty() ? std::string("its input") : terminal_text(s.detail)) +
+               ", resolved by " + named(s.cause);
+        break;
+      case WhyStepKind::wait:
+        out += named(s.effect) + " waited on " + (s.detail.empty() ? std::string("its input") : terminal_text(s.detail)) +
+               ", resolved by " + named(s.cause);
+        break;
+      case WhyStepKind::notify:
+        out += named(s.effect) + " was notified by " + named(s.cause) +
+               (s.detail.empty() ? "" : " (" + terminal_text(s.detail) + ")");
+        break;
+      case WhyStepKind::spawn: out += named(s.effect) + " was created by " + named(s.cause); break;
+    }
+    out += " at " + us(s.cause_time) + " (event " + std::to_string(s.cause_event) + ")";
+    if (s.effect_event != s.cause_event) out += ", " + us(s.latency()) + " before";
+    out += "\n";
+  }
+  switch (a.end) {
+    case WhyEnd::root: out += "root: " + terminal_text(a.end_text) + "\n"; break;
+    case WhyEnd::no_recorded_cause:
+      out += "no recorded cause: " + terminal_text(a.end_text) + " (event " + std::to_string(a.stuck_event) + ")";
+      if (a.suspect != kNoThread) out += "; suspect " + named(a.suspect);
+      out += "\n";
+      break;
+    case WhyEnd::nothing_to_ask: out += "nothing to explain: " + terminal_text(a.end_text) + "\n"; break;
+    case WhyEnd::step_limit: out += "stopped: " + terminal_text(a.end_text) + "\n"; break;
+  }
+  return out;
+}
+
+}  // namespace skein

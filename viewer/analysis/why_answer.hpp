@@ -1,0 +1,126 @@
+// why_answer.hpp — "why did this happen?", answered from a trace database:
+// the chain of recorded causes from a record back to its root, or to the
+// point where the trace holds no cause. The engine behind the viewer's
+// Why? panel and `skein why`.
+//
+// It reads the causality replay's verdicts (`transfers`, transfer_table.hpp,
+// written by the lint beside the findings), so the answer agrees with the
+// lints: a missing notification the lints report is where Why? stops with
+// "no recorded cause". A step, from the record it explains backwards:
+//
+//   the record r, by thread A
+//     a hand-off (a resolve or notify after polling) is explained by its
+//     own verdict: the notify that told A, or nothing;
+//     a read of a thread no record resolved: nothing;
+//   otherwise, the change of control that gave A control before r (the
+//   latest transfer to A's merge group at or before r):
+//     read / wait   A went on because its input was resolved: the step goes
+//                   to the resolve and its resolver R;
+//     notify        S woke A: the step goes to the notify and S;
+//     spawn         A started at its creation, or was switched to for the
+//                   first time: the step goes to the spawn and its parent;
+//     return        control came back to A: the walk continues with what
+//                   gave A control before (no step);
+//     unexplained   the end: "no recorded cause", with the replay's
+//                   suspect.
+//   A question about a thread that never acted (a promise, such as a
+//   B.read task) starts from its resolve: the step to its resolver.
+//
+// A timer is not a root: a sleep resolved by the scheduler was armed by
+// the thread that created it, so the walk takes a spawn step to that
+// creation (the sleep thread "was created by" its creator) and goes on
+// from there: a completion woken by its timer is explained by the turn
+// that armed it.
+//
+// The walk ends at a root: the scheduler (I/O or a yield, by the reason of
+// the notify or the kind of the thread resolved; a timer only when its
+// sleep has no recorded creation), the program's first record, or a switch
+// in a trace that records no wake-ups (the 2014 MirageOS traces); or with
+// no recorded cause; or at the step limit.
+//
+// Cost: a few keyed lookups a step (events by id, transfers by key), and a
+// scan back over the transfers of the activation a record lies in; never a
+// pass over the trace. Opening reads the merge groups from `threads`.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/store/trace_store.hpp"
+#include "viewer/analysis/trace_event.hpp"
+
+namespace skein {
+
+enum class WhyStepKind : std::uint8_t { resolve, read, wait, notify, spawn };
+[[nodiscard]] std::string_view why_step_kind_name(WhyStepKind kind);
+
+// One step: `cause` did `cause_event`, which let `effect` act at
+// `effect_event`.
+struct WhyStep {
+  WhyStepKind kind = WhyStepKind::read;
+  ThreadId cause = kNoThread;
+  ThreadId effect = kNoThread;
+  std::int64_t cause_event = 0;
+  std::int64_t effect_event = 0;
+  TimeNs cause_time = 0;
+  TimeNs effect_time = 0;
+  std::string detail;  // a notify's reason, or the thread read
+  [[nodiscard]] TimeNs latency() const { return effect_time - cause_time; }
+};
+
+enum class WhyEnd : std::uint8_t {
+  root,               // the scheduler, the program's start, an unchecked switch
+  no_recorded_cause,  // the trace holds no cause here
+  nothing_to_ask,     // the subject did nothing by then, and was neither resolved nor created
+  step_limit,
+};
+
+struct WhyAnswer {
+  std::int64_t start_event = 0;  // the record asked about (0: none)
+  ThreadId subject = kNoThread;
+  TimeNs start_time = 0;
+  std::vector<WhyStep> steps;  // from the subject back to the root
+  WhyEnd end = WhyEnd::nothing_to_ask;
+  std::string end_text;  // the root ("the scheduler: a timer", "the program's start"), or what acted with no cause
+  // With no_recorded_cause: where the cause is missing, and who most
+  // likely owes it.
+  ThreadId stuck = kNoThread;          // the thread that acted with no cause
+  std::int64_t stuck_event = 0;
+  ThreadId suspect = kNoThread;
+};
+
+struct WhyQuestion {
+  std::optional<std::int64_t> event;  // a record (events.id); or:
+  ThreadId thread = kNoThread;        // a thread, at or before `at`
+  TimeNs at = INT64_MAX;              // INT64_MAX: its end
+};
+
+class WhyEngine {
+ public:
+  // Needs the lint's `transfers` table; the error says to lint first when
+  // it is missing.
+  [[nodiscard]] static Result<WhyEngine> open(TraceStore& store);
+  WhyEngine(WhyEngine&&) noexcept;
+  WhyEngine& operator=(WhyEngine&&) noexcept;
+  ~WhyEngine();
+
+  [[nodiscard]] Result<WhyAnswer> answer(const WhyQuestion& question, std::size_t max_steps = 1000);
+
+ private:
+  struct State;
+  explicit WhyEngine(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+};
+
+// The answer as text, one step a line (`skein why`'s output): times in µs
+// since the trace's origin, threads with their labels from `label_of`. Text
+// for a terminal: labels, details and the end's text go through
+// terminal_text() (output_escape.hpp).
+[[nodiscard]] std::string render_why_text(const WhyAnswer& answer, const std::function<std::string(ThreadId)>& label_of);
+
+}  // namespace skein

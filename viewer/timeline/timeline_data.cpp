@@ -1,0 +1,484 @@
+// timeline_data.cpp — see timeline_data.hpp. load_timeline() reads the
+// store table by table, each in its key order (so SQLite walks each B-tree
+// once), then builds the per-row arrays.
+#include "viewer/timeline/timeline_data.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "recorder/format/checked_arithmetic.hpp"
+#include "viewer/timeline/layout_cache.hpp"
+#include "viewer/timeline/thread_layout.hpp"
+
+namespace skein {
+namespace {
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+class Interner {
+ public:
+  explicit Interner(std::vector<std::string>& strings) : strings_(strings) {
+    strings_.assign(1, std::string());
+    index_.emplace(std::string(), 0);
+  }
+  std::uint32_t intern(std::string_view s) {
+    if (s.empty()) return 0;
+    auto it = index_.find(s);
+    if (it != index_.end()) return it->second;
+    const auto i = static_cast<std::uint32_t>(strings_.size());
+    strings_.emplace_back(s);
+    index_.emplace(std::string(s), i);
+    return i;
+  }
+
+ private:
+  std::vector<std::string>& strings_;
+  std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> index_;
+};
+
+// Runs `sql`, calling `row(statement)` for each row.
+template <class F>
+Status for_each_row(SqliteDatabase& db, std::string_view sql, F&& row) {
+  auto q = db.prepare(sql);
+  if (!q) return q.error();
+  for (;;) {
+    auto r = q.value().step();
+    if (!r) return r.error();
+    if (!r.value()) return {};
+    row(q.value());
+  }
+}
+
+bool table_exists(SqliteDatabase& db, std::string_view name) {
+  auto q = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1");
+  if (!q) return false;
+  q.value().bind(1, name);
+  auto r = q.value().step();
+  return r && r.value();
+}
+
+// The lints' findings (recorder/store/SCHEMA.md, "anomalies"), read defensively:
+// the table belongs to `skein lint` and may be absent, or a user's own
+// table of that name; its columns are checked first, and anything
+// unexpected means "no markers". Older spellings of two columns (time_ns,
+// "from") are accepted.
+std::vector<TimelineAnomaly> read_stored_findings(SqliteDatabase& db, const TimelineData& data) {
+  if (!table_exists(db, "anomalies")) return {};
+  std::vector<std::string> columns;
+  if (!for_each_row(db, "SELECT name FROM pragma_table_info('anomalies')",
+                    [&](SqliteStatement& q) { columns.emplace_back(q.text(0)); })
+           .ok())
+    return {};
+  const auto has = [&](std::string_view c) { return std::find(columns.begin(), columns.end(), c) != columns.end(); };
+  const char* time = has("time") ? "time" : has("time_ns") ? "time_ns" : nullptr;
+  const char* from = has("from_thread") ? "from_thread" : has("from") ? "\"from\"" : "NULL";
+  if (!time || !has("thread") || !has("rule") || !has("message")) return {};
+  const char* suspect = has("suspect") ? "suspect" : "NULL";
+  const char* severity = has("severity") ? "severity" : "NULL";
+  const char* event = has("event") ? "event" : "NULL";
+  const char* number = has("id") ? "id" : "NULL";
+  const std::string sql = std::string("SELECT ") + time + ", thread, " + from + ", rule, message, " + suspect + ", " +
+                          severity + ", " + event + ", " + number + " FROM anomalies ORDER BY " + time;
+  std::vector<TimelineAnomaly> found;
+  const auto index = [&](std::optional<std::int64_t> id) -> std::int32_t {
+    if (!id) return -1;
+    const auto i = data.thread_index(*id);
+    return i ? static_cast<std::int32_t>(*i) : -1;
+  };
+  const Status s = for_each_row(db, sql, [&](SqliteStatement& q) {
+    // The table is not part of the store's checked schema: a time past the
+    // format's limits is skipped here, where it is read.
+    if (q.is_null(0) || !is_valid_time(q.int64(0))) return;
+    TimelineAnomaly a;
+    a.time = q.int64(0);
+    a.thread = index(q.optional_int64(1));
+    a.from = index(q.optional_int64(2));
+    a.rule = q.optional_text(3).value_or("");
+    a.message = q.optional_text(4).value_or("");
+    a.suspect = index(q.optional_int64(5));
+    a.severity = q.optional_text(6).value_or("");
+    a.event = q.optional_int64(7).value_or(-1);
+    a.number = q.optional_int64(8).value_or(0);
+    found.push_back(std::move(a));
+  });
+  if (!s.ok()) return {};
+  return found;
+}
+
+// Sorts `threads` (and `layout`, index for index) by id, keeping the first
+// of equal ids: afterwards ids strictly increase. O(n) when they already do.
+void sort_threads_by_id(std::vector<TimelineThread>& threads, std::vector<LayoutThread>& layout) {
+  bool increasing = true;
+  for (std::size_t i = 1; i < threads.size() && increasing; ++i) increasing = threads[i - 1].id < threads[i].id;
+  if (increasing) return;
+  std::vector<std::size_t> order(threads.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return threads[a].id < threads[b].id; });
+  std::vector<TimelineThread> sorted_threads;
+  std::vector<LayoutThread> sorted_layout;
+  for (const std::size_t i : order) {
+    if (!sorted_threads.empty() && sorted_threads.back().id == threads[i].id) continue;
+    sorted_threads.push_back(threads[i]);
+    sorted_layout.push_back(layout[i]);
+  }
+  threads = std::move(sorted_threads);
+  layout = std::move(sorted_layout);
+}
+
+// Sorts a counter's samples by time (stable: equal times keep their order).
+void sort_samples(TimelineCounter& c) {
+  if (std::is_sorted(c.times.begin(), c.times.end())) return;
+  std::vector<std::size_t> order(c.times.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return c.times[a] < c.times[b]; });
+  std::vector<TimeNs> times;
+  std::vector<std::int64_t> values;
+  for (const std::size_t i : order) {
+    times.push_back(c.times[i]);
+    values.push_back(c.values[i]);
+  }
+  c.times = std::move(times);
+  c.values = std::move(values);
+}
+
+ThreadOutcome outcome_of(const std::optional<std::string>& o) {
+  if (!o) return ThreadOutcome::pending;
+  if (*o == "fail") return ThreadOutcome::fail;
+  if (*o == "cancel") return ThreadOutcome::cancel;
+  return ThreadOutcome::ok;
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> TimelineData::thread_index(ThreadId id) const {
+  if (!dense_index.empty()) {
+    // The slot, exactly: id - dense_base may not fit in an int64.
+    if (id < dense_base || distance(dense_base, id) >= dense_index.size()) return std::nullopt;
+    const std::int32_t i = dense_index[static_cast<std::size_t>(distance(dense_base, id))];
+    if (i < 0) return std::nullopt;
+    return static_cast<std::uint32_t>(i);
+  }
+  auto it = std::lower_bound(threads.begin(), threads.end(), id,
+                             [](const TimelineThread& t, ThreadId v) { return t.id < v; });
+  if (it == threads.end() || it->id != id) return std::nullopt;
+  return static_cast<std::uint32_t>(it - threads.begin());
+}
+
+const StoredSite* TimelineData::site(std::int64_t id) const {
+  auto it = std::lower_bound(sites.begin(), sites.end(), id,
+                             [](const StoredSite& s, std::int64_t v) { return s.id < v; });
+  return it != sites.end() && it->id == id ? &*it : nullptr;
+}
+
+std::vector<std::uint32_t> TimelineData::chain_members(std::uint32_t thread) const {
+  std::vector<std::uint32_t> out;
+  const TimelineThread& t = threads[thread];
+  // A chain lives on one row: scan that row only.
+  if (t.row < 0 || static_cast<std::size_t>(t.row) >= rows.size()) return {thread};
+  for (std::uint32_t i : rows[static_cast<std::size_t>(t.row)].threads)
+    if (threads[i].chain == t.chain) out.push_back(i);
+  return out;
+}
+
+std::optional<std::uint32_t> TimelineData::thread_at(std::int32_t row, TimeNs t, TimeNs slack) const {
+  if (row < 0 || static_cast<std::size_t>(row) >= rows.size()) return std::nullopt;
+  const TimelineRow& r = rows[static_cast<std::size_t>(row)];
+  // Candidates: from the first whose chain-prefix end reaches t - slack, to
+  // the last starting by t + slack.
+  auto first = std::lower_bound(r.end_prefix_max.begin(), r.end_prefix_max.end(), t - slack) -
+               r.end_prefix_max.begin();
+  auto last = std::upper_bound(r.starts.begin(), r.starts.end(), t + slack) - r.starts.begin();
+  std::optional<std::uint32_t> best;
+  TimeNs best_distance = 0;
+  for (auto k = first; k < last; ++k) {
+    const TimelineThread& c = threads[r.threads[static_cast<std::size_t>(k)]];
+    const TimeNs distance = t < c.start ? c.start - t : t > c.end ? t - c.end : 0;
+    if (distance > slack) continue;
+    // Ties go to the later start: the continuation of a chain.
+    if (!best || distance <= best_distance) {
+      best = r.threads[static_cast<std::size_t>(k)];
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+bool TimelineData::check_invariants() const {
+  for (std::size_t i = 1; i < threads.size(); ++i)
+    if (threads[i - 1].id >= threads[i].id) return false;
+  for (const TimelineRow& r : rows) {
+    for (std::size_t k = 1; k < r.threads.size(); ++k)
+      if (r.starts[k - 1] > r.starts[k] || r.end_prefix_max[k - 1] > r.end_prefix_max[k]) return false;
+    for (std::size_t k = 1; k < r.activations.size(); ++k)
+      if (r.activations[k - 1].end > r.activations[k].start) return false;
+  }
+  for (std::size_t i = 1; i < edges.size(); ++i)
+    if (edges[i - 1].time > edges[i].time) return false;
+  return true;
+}
+
+void index_threads(TimelineData& data) {
+  data.dense_base = 0;
+  data.dense_index.clear();
+  const std::size_t n = data.threads.size();
+  if (n == 0) return;
+  // Defensive: ids out of order leave only the binary search, which then
+  // misses some ids but reads nothing out of bounds. load_timeline sorts.
+  for (std::size_t i = 1; i < n; ++i)
+    if (data.threads[i - 1].id >= data.threads[i].id) return;
+  // A direct id -> index table when the ids are dense: their range, exact
+  // for any ids (up to 2^64 - 1), is below 4 slots a thread (+ 64), so the
+  // table's size is bounded by the thread count, never by the ids' values.
+  const ThreadId lo = data.threads.front().id;
+  const std::uint64_t range = distance(lo, data.threads.back().id);
+  if (range >= 4 * static_cast<std::uint64_t>(n) + 64) return;
+  data.dense_base = lo;
+  data.dense_index.assign(static_cast<std::size_t>(range) + 1, -1);
+  for (std::size_t i = 0; i < n; ++i)
+    data.dense_index[static_cast<std::size_t>(distance(lo, data.threads[i].id))] = static_cast<std::int32_t>(i);
+}
+
+void assemble_rows(TimelineData& data, const std::vector<std::int32_t>& rows, const std::vector<std::uint32_t>& heads,
+                   std::int32_t row_count) {
+  data.rows.assign(static_cast<std::size_t>(row_count), TimelineRow{});
+  data.row_first_start.clear();
+  data.row_last_end.clear();
+  for (std::size_t i = 0; i < data.threads.size(); ++i) {
+    data.threads[i].row = rows[i];
+    data.threads[i].chain = static_cast<std::int32_t>(heads[i]);
+    data.rows[static_cast<std::size_t>(rows[i])].threads.push_back(static_cast<std::uint32_t>(i));
+  }
+  for (TimelineRow& r : data.rows) {
+    std::stable_sort(r.threads.begin(), r.threads.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return data.threads[a].start < data.threads[b].start;
+    });
+    r.starts.reserve(r.threads.size());
+    r.end_prefix_max.reserve(r.threads.size());
+    TimeNs running = INT64_MIN;
+    for (std::uint32_t i : r.threads) {
+      r.starts.push_back(data.threads[i].start);
+      running = std::max(running, data.threads[i].end);
+      r.end_prefix_max.push_back(running);
+      if (data.threads[i].outcome == ThreadOutcome::fail) r.failures.emplace_back(data.threads[i].end, i);
+    }
+    std::sort(r.failures.begin(), r.failures.end());
+    data.row_first_start.push_back(r.starts.empty() ? INT64_MAX : r.starts.front());
+    data.row_last_end.push_back(r.end_prefix_max.empty() ? INT64_MIN : r.end_prefix_max.back());
+  }
+
+}
+
+void place_activation(TimelineData& data, TimelineActivation a) {
+  TimelineRow& r = data.rows[static_cast<std::size_t>(data.threads[a.thread].row)];
+  // Defensive: times that went backwards would break the sorted,
+  // non-overlapping invariant; clip to it.
+  if (!r.activations.empty()) a.start = std::max(a.start, r.activations.back().end);
+  a.end = std::max(a.end, a.start);
+  r.activations.push_back(a);
+}
+
+Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions& options) {
+  TimelineData data;
+  data.source = store.path();
+  data.first_time = store.meta_int("first_time").value_or(0);
+  data.end_time = store.meta_int("end_time").value_or(data.first_time);
+  Interner strings(data.strings);
+  SqliteDatabase& db = store.database();
+
+  // Threads, by id.
+  std::vector<LayoutThread> layout_input;
+  if (Status s = for_each_row(
+          db,
+          "SELECT id, parent, kind, site, label, created, resolved, outcome, failure, merged_into, first_run, "
+          "run_time FROM threads ORDER BY id",
+          [&](SqliteStatement& q) {
+            TimelineThread t;
+            t.id = q.int64(0);
+            t.parent = q.optional_int64(1).value_or(-1);
+            t.kind = strings.intern(q.is_null(2) ? std::string_view() : q.text(2));
+            t.site = q.optional_int64(3).value_or(-1);
+            t.label = strings.intern(q.is_null(4) ? std::string_view() : q.text(4));
+            t.start = q.int64(5);
+            t.outcome = outcome_of(q.optional_text(7));
+            t.end = std::max(t.start, q.optional_int64(6).value_or(data.end_time));
+            t.failure = strings.intern(q.is_null(8) ? std::string_view() : q.text(8));
+            t.merged_into = q.optional_int64(9).value_or(-1);
+            t.first_run = q.optional_int64(10).value_or(-1);
+            t.run_time = q.optional_int64(11).value_or(0);
+            LayoutThread l{t.id, q.optional_int64(1), t.start, t.end, q.optional_int64(9), t.label != 0};
+            data.threads.push_back(t);
+            layout_input.push_back(l);
+          });
+      !s.ok())
+    return s.error();
+  // Defensive: ORDER BY id walks the table's B-tree, which in a damaged
+  // file may give ids out of order, or one twice.
+  sort_threads_by_id(data.threads, layout_input);
+  index_threads(data);
+
+  // The layout: from the cache, else computed (and cached).
+  std::vector<std::int32_t> rows(data.threads.size(), 0);
+  std::int32_t row_count = 0;
+  std::vector<std::uint32_t> heads;
+  if (auto cached = read_layout_cache(store, data.threads.size())) {
+    bool matches = true;
+    for (std::size_t i = 0; i < cached->size() && matches; ++i) {
+      // A layout has fewer rows than threads: a larger row would size
+      // `rows` by a value rather than by the trace.
+      matches = (*cached)[i].first == data.threads[i].id &&
+                static_cast<std::size_t>((*cached)[i].second) < data.threads.size();
+      rows[i] = (*cached)[i].second;
+      row_count = std::max(row_count, rows[i] + 1);
+    }
+    if (matches) {
+      data.layout_from_cache = true;
+      heads = merge_chain_heads(layout_input);
+    }
+  }
+  if (!data.layout_from_cache) {
+    ThreadLayout layout = layout_threads(layout_input);
+    rows = std::move(layout.rows);
+    heads = std::move(layout.chain_head);
+    row_count = layout.row_count;
+    if (options.write_layout_cache) {
+      std::vector<std::pair<ThreadId, std::int32_t>> cache(data.threads.size());
+      for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = {data.threads[i].id, rows[i]};
+      // A database in a read-only place keeps working without its cache.
+      (void)write_layout_cache(store.path(), cache).ok();
+    }
+  }
+  layout_input.clear();
+  layout_input.shrink_to_fit();
+  assemble_rows(data, rows, heads, row_count);
+
+  // Activations, in id order (= start order).
+  std::vector<TimeNs> activation_starts;
+  if (Status s = for_each_row(db, "SELECT thread, start, end FROM activations ORDER BY id",
+                              [&](SqliteStatement& q) {
+                                activation_starts.push_back(q.int64(1));
+                                auto i = data.thread_index(q.int64(0));
+                                if (!i) return;
+                                place_activation(data, TimelineActivation{q.int64(1), q.int64(2), *i});
+                              });
+      !s.ok())
+    return s.error();
+
+  // Edges and bands: one pass over events.
+  std::vector<TimeNs> idle_starts;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> labels;  // (thread, text) in trace order
+  if (Status s = for_each_row(
+          db, "SELECT time, head, actor, target, value, text FROM events WHERE head IN (1, 2, 4, 5, 6, 7, 10, 11)",
+          [&](SqliteStatement& q) {
+            if (q.int64(1) == 2) {
+              if (q.is_null(2) || q.is_null(5)) return;
+              if (auto i = data.thread_index(q.int64(2))) labels.emplace_back(*i, strings.intern(q.text(5)));
+              return;
+            }
+            if (q.is_null(0)) return;
+            const TimeNs time = q.int64(0);
+            const auto head = q.int64(1);
+            if (head == 10) {
+              idle_starts.push_back(time);
+              return;
+            }
+            if (head == 11) {
+              const std::int64_t duration = std::max<std::int64_t>(0, q.optional_int64(4).value_or(0));
+              data.gc.push_back(TimelineBand{time, saturating_add(time, duration)});
+              return;
+            }
+            TimelineEdge e;
+            e.time = time;
+            e.kind = head == 1   ? EdgeKind::spawn
+                     : head == 4 ? EdgeKind::wait
+                     : head == 5 ? EdgeKind::read
+                     : head == 6 ? EdgeKind::notify
+                                 : EdgeKind::resolve;
+            const auto index = [&](int column) -> std::int32_t {
+              auto id = q.optional_int64(column);
+              if (!id) return -1;
+              auto i = data.thread_index(*id);
+              return i ? static_cast<std::int32_t>(*i) : -1;
+            };
+            e.src = index(2);
+            e.dst = index(3);
+            if (e.kind == EdgeKind::notify && !q.is_null(5)) e.text = strings.intern(q.text(5));
+            data.edges.push_back(e);
+          });
+      !s.ok())
+    return s.error();
+  // A thread's label is all its distinct labels, in order: the 2014
+  // MirageOS traces label a thread once when created and again as it
+  // goes ("blkfront.read · B.read").
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t k = 0; k < labels.size();) {
+    std::size_t e = k;
+    std::vector<std::uint32_t> distinct;
+    for (; e < labels.size() && labels[e].first == labels[k].first; ++e)
+      if (std::find(distinct.begin(), distinct.end(), labels[e].second) == distinct.end())
+        distinct.push_back(labels[e].second);
+    if (distinct.size() > 1) {
+      std::string joined;
+      for (std::uint32_t d : distinct) joined += (joined.empty() ? "" : " · ") + data.strings[d];
+      data.threads[labels[k].first].label = strings.intern(joined);
+    } else if (data.threads[labels[k].first].label == 0) {
+      data.threads[labels[k].first].label = distinct.front();
+    }
+    k = e;
+  }
+  // Events come in trace order, sorted by time unless time went backwards.
+  const auto by_time = [](const TimelineEdge& a, const TimelineEdge& b) { return a.time < b.time; };
+  if (!std::is_sorted(data.edges.begin(), data.edges.end(), by_time))
+    std::stable_sort(data.edges.begin(), data.edges.end(), by_time);
+  data.edge_times.reserve(data.edges.size());
+  for (const TimelineEdge& e : data.edges) data.edge_times.push_back(e.time);
+
+  // Idle lasts until some thread runs again.
+  if (!std::is_sorted(activation_starts.begin(), activation_starts.end()))
+    std::sort(activation_starts.begin(), activation_starts.end());
+  std::sort(idle_starts.begin(), idle_starts.end());
+  for (TimeNs t : idle_starts) {
+    auto next = std::upper_bound(activation_starts.begin(), activation_starts.end(), t);
+    const TimeNs end = next == activation_starts.end() ? data.end_time : *next;
+    if (!data.idle.empty() && data.idle.back().end >= t) {
+      data.idle.back().end = std::max(data.idle.back().end, end);
+      continue;
+    }
+    data.idle.push_back(TimelineBand{t, std::max(t, end)});
+  }
+  std::sort(data.gc.begin(), data.gc.end(), [](const TimelineBand& a, const TimelineBand& b) { return a.start < b.start; });
+
+  // Counters, clustered by name then time.
+  if (Status s = for_each_row(db, "SELECT name, time, value FROM counters ORDER BY name, time",
+                              [&](SqliteStatement& q) {
+                                const std::string_view name = q.text(0);
+                                if (data.counters.empty() || data.counters.back().name != name) {
+                                  data.counters.push_back(TimelineCounter{std::string(name), {}, {}, q.int64(2), q.int64(2)});
+                                }
+                                TimelineCounter& c = data.counters.back();
+                                c.times.push_back(q.int64(1));
+                                c.values.push_back(q.int64(2));
+                                c.min = std::min(c.min, q.int64(2));
+                                c.max = std::max(c.max, q.int64(2));
+                              });
+      !s.ok())
+    return s.error();
+  // Defensive, as for threads: a damaged key order.
+  for (TimelineCounter& c : data.counters) sort_samples(c);
+
+  auto sites = store.sites();
+  if (!sites) return sites.error();
+  data.sites = std::move(sites).value();
+  if (options.findings) data.anomalies = read_stored_findings(db, data);
+  return data;
+}
+
+std::vector<TimelineAnomaly> load_stored_findings(SqliteDatabase& db, const TimelineData& data) {
+  return read_stored_findings(db, data);
+}
+
+}  // namespace skein

@@ -1,0 +1,245 @@
+// timeline_filter.cpp — see timeline_filter.hpp.
+#include "viewer/timeline/timeline_filter.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string_view>
+
+#include "recorder/format/checked_arithmetic.hpp"
+#include "viewer/timeline/thread_layout.hpp"
+
+namespace skein {
+namespace {
+
+enum class Hidden : std::uint8_t { no, folded, plumbing, short_lived };
+
+constexpr std::int32_t kNone = -1;
+
+bool plumbing_kind(std::string_view kind) {
+  return kind == "bind" || kind == "map" || kind == "catch" || kind == "try" || kind == "try_bind";
+}
+
+// Per thread: the one input a plumbing thread reads, else kNone.
+std::vector<std::int32_t> plumbing_inputs(const TimelineData& data) {
+  const std::size_t n = data.threads.size();
+  constexpr std::int32_t kSeveral = -2;
+  std::vector<std::int32_t> input(n, kNone);
+  std::vector<std::uint8_t> notifies(n, 0);
+  for (const TimelineEdge& e : data.edges) {
+    if (e.src < 0) continue;
+    const auto s = static_cast<std::size_t>(e.src);
+    if (e.kind == EdgeKind::read || e.kind == EdgeKind::wait) {
+      if (e.dst < 0 || e.dst == e.src) continue;
+      if (input[s] == kNone) input[s] = e.dst;
+      else if (input[s] != e.dst) input[s] = kSeveral;
+    } else if (e.kind == EdgeKind::notify) {
+      notifies[s] = 1;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (input[i] < 0 || notifies[i] || !plumbing_kind(data.text(data.threads[i].kind))) input[i] = kNone;
+  return input;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> plumbing_threads(const TimelineData& data) {
+  const std::vector<std::int32_t> input = plumbing_inputs(data);
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = 0; i < input.size(); ++i)
+    if (input[i] != kNone) out.push_back(static_cast<std::uint32_t>(i));
+  return out;
+}
+
+FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter& filter) {
+  FilteredTimeline result;
+  const std::size_t n = full.threads.size();
+  if (filter.empty()) {
+    result.data = full;
+    result.shown_as.resize(n);
+    std::iota(result.shown_as.begin(), result.shown_as.end(), 0);
+    result.original.resize(n);
+    std::iota(result.original.begin(), result.original.end(), 0U);
+    return result;
+  }
+
+  // Parents as indexes, and children lists (CSR) for folding.
+  std::vector<std::int32_t> parent(n, kNone);
+  for (std::size_t i = 0; i < n; ++i)
+    if (auto p = full.threads[i].parent >= 0 ? full.thread_index(full.threads[i].parent) : std::nullopt)
+      if (*p != i) parent[i] = static_cast<std::int32_t>(*p);
+
+  std::vector<Hidden> hidden(n, Hidden::no);
+  std::vector<std::int32_t> stand(n, kNone);  // who a hidden thread is drawn as (original index)
+
+  // 1. Folded subtrees.
+  if (!filter.folded.empty()) {
+    std::vector<std::uint32_t> first_child(n + 1, 0), children(n, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      if (parent[i] >= 0) ++first_child[static_cast<std::size_t>(parent[i]) + 1];
+    std::partial_sum(first_child.begin(), first_child.end(), first_child.begin());
+    std::vector<std::uint32_t> fill(first_child.begin(), first_child.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      if (parent[i] >= 0) children[fill[static_cast<std::size_t>(parent[i])]++] = static_cast<std::uint32_t>(i);
+    std::vector<std::uint32_t> stack;
+    for (ThreadId id : filter.folded) {
+      const auto root = full.thread_index(id);
+      if (!root || hidden[*root] != Hidden::no) continue;
+      stack.assign(1, *root);
+      while (!stack.empty()) {
+        const std::uint32_t t = stack.back();
+        stack.pop_back();
+        for (std::uint32_t k = first_child[t]; k < first_child[t + 1]; ++k) {
+          const std::uint32_t c = children[k];
+          if (hidden[c] != Hidden::no || c == *root) continue;
+          hidden[c] = Hidden::folded;
+          stand[c] = static_cast<std::int32_t>(*root);
+          stack.push_back(c);
+        }
+      }
+    }
+  }
+  // 2. Plumbing.
+  if (filter.simplify_binds) {
+    const std::vector<std::int32_t> input = plumbing_inputs(full);
+    for (std::size_t i = 0; i < n; ++i)
+      if (hidden[i] == Hidden::no && input[i] != kNone) {
+        hidden[i] = Hidden::plumbing;
+        stand[i] = input[i];
+      }
+  }
+  // 3. Short-lived.
+  if (filter.min_duration > 0)
+    for (std::size_t i = 0; i < n; ++i)
+      if (hidden[i] == Hidden::no && full.threads[i].end - full.threads[i].start < filter.min_duration)
+        hidden[i] = Hidden::short_lived;
+
+  // Each thread's final stand-in: itself when shown, else the end of its
+  // chain of stand-ins (kNone for a cycle or a thread standing for none).
+  constexpr std::int32_t kUnknown = -2, kVisiting = -3;
+  std::vector<std::int32_t> final_of(n, kUnknown);
+  std::vector<std::uint32_t> path;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (final_of[i] != kUnknown) continue;
+    path.clear();
+    std::int32_t x = static_cast<std::int32_t>(i);
+    std::int32_t answer = kNone;
+    while (true) {
+      const auto ux = static_cast<std::size_t>(x);
+      if (final_of[ux] == kVisiting) { answer = kNone; break; }  // a cycle of plumbing
+      if (final_of[ux] != kUnknown) { answer = final_of[ux]; break; }
+      if (hidden[ux] == Hidden::no) { answer = x; break; }
+      if (hidden[ux] == Hidden::short_lived || stand[ux] < 0) {
+        answer = kNone;
+        path.push_back(static_cast<std::uint32_t>(x));
+        break;
+      }
+      final_of[ux] = kVisiting;
+      path.push_back(static_cast<std::uint32_t>(x));
+      x = stand[ux];
+    }
+    for (std::uint32_t p : path) final_of[p] = answer;
+  }
+
+  // The shown threads, in id order (the original order).
+  TimelineData& d = result.data;
+  result.shown_as.assign(n, kNone);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (hidden[i] != Hidden::no) continue;
+    result.shown_as[i] = static_cast<std::int32_t>(d.threads.size());
+    result.original.push_back(static_cast<std::uint32_t>(i));
+    d.threads.push_back(full.threads[i]);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (hidden[i] == Hidden::no) continue;
+    if (final_of[i] >= 0) result.shown_as[i] = result.shown_as[static_cast<std::size_t>(final_of[i])];
+    switch (hidden[i]) {
+      case Hidden::folded: ++result.folded; break;
+      case Hidden::plumbing: ++result.plumbing; break;
+      case Hidden::short_lived: ++result.short_lived; break;
+      case Hidden::no: break;
+    }
+    if (hidden[i] != Hidden::folded || final_of[i] < 0)
+      result.hidden_run_time = saturating_add(result.hidden_run_time, full.threads[i].run_time);
+    // A folded root's line reaches its subtree's last end.
+    if (hidden[i] == Hidden::folded && result.shown_as[i] >= 0) {
+      TimelineThread& root = d.threads[static_cast<std::size_t>(result.shown_as[i])];
+      root.end = std::max(root.end, full.threads[i].end);
+    }
+  }
+
+  // Parents: the nearest shown ancestor, where a hidden plumbing or folded
+  // thread's place is taken by its stand-in.
+  std::vector<LayoutThread> layout_input;
+  layout_input.reserve(d.threads.size());
+  for (std::size_t k = 0; k < d.threads.size(); ++k) {
+    TimelineThread& t = d.threads[k];
+    const std::uint32_t self = result.original[k];
+    std::int32_t p = parent[self];
+    for (std::size_t steps = 0; p >= 0 && steps <= n; ++steps) {
+      const auto up = static_cast<std::size_t>(p);
+      if (hidden[up] == Hidden::no) break;
+      if (hidden[up] != Hidden::short_lived && final_of[up] >= 0) { p = final_of[up]; break; }
+      p = parent[up];
+    }
+    if (p >= 0 && static_cast<std::uint32_t>(p) == self) p = kNone;
+    const std::optional<ThreadId> parent_id =
+        p >= 0 ? std::optional<ThreadId>(full.threads[static_cast<std::size_t>(p)].id) : std::nullopt;
+    t.parent = parent_id.value_or(-1);
+    std::optional<ThreadId> into;
+    if (t.merged_into >= 0)
+      if (auto j = full.thread_index(t.merged_into); j && final_of[*j] >= 0 && static_cast<std::uint32_t>(final_of[*j]) != self)
+        into = full.threads[static_cast<std::size_t>(final_of[*j])].id;
+    t.merged_into = into.value_or(-1);
+    layout_input.push_back(LayoutThread{t.id, parent_id, t.start, t.end, into, t.label != 0});
+  }
+  index_threads(d);
+  ThreadLayout layout = layout_threads(layout_input);
+  assemble_rows(d, layout.rows, layout.chain_head, layout.row_count);
+
+  // Activations: a shown thread's own and its folded subtree's, in start
+  // order (they never overlap: one thread runs at a time).
+  std::vector<TimelineActivation> activations;
+  for (const TimelineRow& r : full.rows)
+    for (const TimelineActivation& a : r.activations) {
+      const Hidden h = hidden[a.thread];
+      if (h == Hidden::plumbing || h == Hidden::short_lived) continue;
+      const std::int32_t to = result.shown_as[a.thread];
+      if (to >= 0) activations.push_back(TimelineActivation{a.start, a.end, static_cast<std::uint32_t>(to)});
+    }
+  std::stable_sort(activations.begin(), activations.end(),
+                   [](const TimelineActivation& a, const TimelineActivation& b) { return a.start < b.start; });
+  for (const TimelineActivation& a : activations) place_activation(d, a);
+
+  // Edges, moved to the stand-ins; gone when an end is hidden with none, or
+  // when both ends now are one thread.
+  d.edges.reserve(full.edges.size());
+  for (const TimelineEdge& e : full.edges) {
+    TimelineEdge m = e;
+    bool keep = true;
+    for (std::int32_t* end : {&m.src, &m.dst}) {
+      if (*end < 0) continue;
+      *end = result.shown_as[static_cast<std::size_t>(*end)];
+      if (*end < 0) keep = false;
+    }
+    if (!keep || (m.src >= 0 && m.src == m.dst)) continue;
+    d.edges.push_back(m);
+    d.edge_times.push_back(m.time);
+  }
+  d.anomalies = full.anomalies;
+  for (TimelineAnomaly& a : d.anomalies)
+    for (std::int32_t* t : {&a.thread, &a.from, &a.suspect})
+      if (*t >= 0) *t = result.shown_as[static_cast<std::size_t>(*t)];
+
+  d.source = full.source;
+  d.first_time = full.first_time;
+  d.end_time = full.end_time;
+  d.idle = full.idle;
+  d.gc = full.gc;
+  d.counters = full.counters;
+  d.strings = full.strings;
+  d.sites = full.sites;
+  return result;
+}
+
+}  // namespace skein

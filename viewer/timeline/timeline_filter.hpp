@@ -1,0 +1,62 @@
+// timeline_filter.hpp — decluttering the timeline without touching the
+// database: a TimelineData derived from the loaded one, with some threads
+// hidden and the rest laid out again. The viewer's toggles (View ▸ Simplify
+// Binds, Fold Subtree, the summary's duration filter) only ever change the
+// TimelineFilter; the loaded data and the trace database stay as they were,
+// so turning a toggle off gives back exactly the original picture.
+//
+// Three ways a thread disappears, applied in this order:
+//   1. Folded: every descendant of a folded thread R (by parent links,
+//      transitively) is drawn as R: its activations run on R's row, its
+//      edges start or end at R (edges inside the subtree vanish), and R's
+//      line reaches the subtree's last end.
+//   2. Plumbing (simplify binds, as the 2014 MirageOS viewer did): a bind,
+//      map, catch or try thread whose only job is to read one input — it
+//      reads or waits on exactly one thread and notifies nobody — stands
+//      for that input. Its children are re-parented under what it read, its
+//      edges are moved to its input, and its own activations are dropped
+//      (they are the callback's; the filter counts their run time).
+//   3. Short: with a duration bound, a thread whose lifetime is shorter is
+//      hidden like `perf trace --duration` hides short calls; it stands for
+//      nothing, so its edges and activations go, and its children are
+//      re-parented under its nearest shown ancestor.
+//
+// Invariants of the result: `data` satisfies TimelineData's invariants
+// (check_invariants()); thread ids are the original ones, so anything the
+// docks hold by id stays valid; shown_as[i] is the index in `data` of the
+// thread that stands for original thread i (-1 when it is hidden with no
+// stand-in), and original[shown_as[i]] == i for every shown thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "viewer/timeline/timeline_data.hpp"
+
+namespace skein {
+
+struct TimelineFilter {
+  bool simplify_binds = false;
+  std::vector<ThreadId> folded;  // roots of folded subtrees
+  TimeNs min_duration = 0;       // 0: no duration filter
+
+  [[nodiscard]] bool empty() const { return !simplify_binds && folded.empty() && min_duration <= 0; }
+};
+
+struct FilteredTimeline {
+  TimelineData data;
+  std::vector<std::int32_t> shown_as;   // original index -> index in data, or -1
+  std::vector<std::uint32_t> original;  // index in data -> original index
+  std::size_t folded = 0;               // threads drawn as their folded ancestor
+  std::size_t plumbing = 0;             // plumbing threads hidden
+  std::size_t short_lived = 0;          // threads hidden by the duration bound
+  TimeNs hidden_run_time = 0;           // run time of hidden threads no longer drawn
+};
+
+// The indexes of `data`'s plumbing threads (rule 2 above), in index order.
+[[nodiscard]] std::vector<std::uint32_t> plumbing_threads(const TimelineData& data);
+
+// Derives the filtered timeline. An empty filter gives a copy of `full`.
+[[nodiscard]] FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter& filter);
+
+}  // namespace skein
