@@ -1,4 +1,11 @@
-// capture_buffer.cpp — see capture_buffer.hpp.
+// capture_buffer.cpp — the lock-free chunk queue and stack, and the
+// producer's chunk hand-over. All chunks live in one anonymous mmap aligned
+// to 2 MiB (first 2 MiB MADV_NOHUGEPAGE, the rest MADV_HUGEPAGE); ring mode
+// constructs every chunk up front, stream mode each on first take. A chunk's
+// count and sequence are reset before the window's cursor enters it, so
+// published() never pairs a stale count with it. A dropped run is reported
+// as a (lost ...) record written first into the next chunk taken.
+// Prefaulting uses MADV_POPULATE_WRITE, and is a no-op where it is missing.
 #include "recorder/capture/capture_buffer.hpp"
 
 #include <sys/mman.h>

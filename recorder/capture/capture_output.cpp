@@ -1,4 +1,11 @@
-// capture_output.cpp — see capture_output.hpp.
+// capture_output.cpp — opening the trace target by what lstat finds, and a
+// descriptor sink that never raises or blocks on the program's behalf.
+// FIFOs are opened O_NONBLOCK, re-checked with fstat, then set blocking; a
+// link is opened O_NONBLOCK too, in case it has become a FIFO since. The
+// crash-path calls make only plain system calls on paths formed at start;
+// in crash mode a non-regular descriptor gets PIPE_BUF bytes per write after
+// a poll of at most kCrashPatienceMs. EPIPE marks reader_gone();
+// CrashSigpipeGuard discards its own SIGPIPE by setting SIG_IGN for an instant.
 #include "recorder/capture/capture_output.hpp"
 
 #include <fcntl.h>

@@ -1,4 +1,9 @@
-// site_table.cpp — see site_table.hpp.
+// site_table.cpp — the slow path of interning: the map keyed by the file
+// and function string addresses and the line, then an append. The entry is
+// written before the release store of the new size, so readers never see a
+// partial one. Past capacity it returns kUnknownSite without caching that in
+// the map. Cache entries start with line 0xffffffff, so an unused slot
+// never matches a null site.
 #include "recorder/capture/site_table.hpp"
 
 namespace skein::capture {

@@ -1,8 +1,10 @@
-// string_arena.cpp — see string_arena.hpp.
-//
-// Layout: each string is a 4-byte little-endian length followed by its
-// bytes; its id is its offset. Offsets 0 and 1 are reserved (kNoString,
-// kOverflowId), so the first string starts at 8.
+// string_arena.cpp — an append-only block of length-prefixed strings. Each
+// string is a 4-byte length (host byte order, little-endian on the targets)
+// followed by its bytes, and its id is its offset; offsets 0 and 1 are
+// reserved (kNoString, kOverflowId), so the first string starts at 8. get()
+// bounds-checks id and length against the capacity. fit_string_limit backs
+// off over UTF-8 continuation bytes, then grows the kept prefix while the
+// shorter "[cut N bytes]" count still leaves room.
 #include "recorder/capture/string_arena.hpp"
 
 #include <cstring>

@@ -1,4 +1,9 @@
-// tsc_clock.cpp — see tsc_clock.hpp.
+// tsc_clock.cpp — pairs a tick reading with a CLOCK_MONOTONIC reading by
+// bracketing the clock call between two tick reads, keeping the narrowest of
+// five brackets and its midpoint. calibrate() sleeps out what remains of the
+// minimum interval, then takes the rate from the two pairs; if either
+// reading failed to advance it keeps the origin's rate. Off x86 the origin
+// is returned unchanged (rate 1, ticks being nanoseconds).
 #include "recorder/capture/tsc_clock.hpp"
 
 #include <thread>

@@ -1,7 +1,10 @@
-// chrome_trace_export.cpp — see chrome_trace_export.hpp. Three passes over
-// the database: activations (each thread's extent, so its slice encloses
-// them), then threads and activations are written, then one pass over the
-// events writes edges, labels, counters and the scheduler's records.
+// chrome_trace_export.cpp — three passes over the database, in id order:
+// activations (each thread's extent, so its slice encloses them); then the
+// metadata, one slice per thread and one "run" slice per activation; then
+// the timed events, written as edges, labels, counters and the scheduler's
+// records. An idle slice closes at the next event (or end_time). Track names
+// are JSON-escaped once; a thread id no threads row has gets a track when
+// first met, and its metadata after the events.
 #include "recorder/export/chrome_trace_export.hpp"
 
 #include <algorithm>

@@ -1,19 +1,11 @@
-// folded_stacks_export.cpp — see folded_stacks_export.hpp. StackTree holds
-// the interned stacks: node 0 is the empty stack, every other node one frame
-// on top of its parent node. Each thread gets the node of its stack, found
-// by walking up its creators until a thread whose node is known, then
-// filling in the walked path top-down, so every thread is visited a bounded
-// number of times whatever the depth of its ancestry (chains of hundreds of
-// thousands of threads take no recursion).
-//
-// The output order comes from one walk of the tree, by an explicit stack.
-// Among the children of a node, child C stands for two entries: its own
-// line, keyed by its frame F, and the lines below it, which all start with
-// "F;", keyed by "F;". Frames hold no ';', so for any two entries either
-// one key is a prefix of every line the other entry stands for, or the
-// first byte where the keys differ decides between all their lines: sorting
-// the entries by key and walking them in order yields the lines in byte
-// order of their full text.
+// folded_stacks_export.cpp — stacks interned as a tree: node 0 the empty
+// stack, every other node one frame on its parent. A thread's node is found
+// by walking up its creators to one whose node is known, then filling the
+// path in top-down: no recursion, each thread visited a bounded number of
+// times. Output order is one explicit-stack walk where each child is two
+// entries, its line keyed "F" and its subtree "F;"; frames hold no ';', so
+// sorting siblings by key gives byte order of the full text. Cut stacks
+// that print alike are grouped by a hash of depth and frames, then compared.
 #include "recorder/export/folded_stacks_export.hpp"
 
 #include <algorithm>

@@ -1,4 +1,9 @@
-// json_stream.cpp — see json_stream.hpp.
+// json_stream.cpp — appends to one string buffer and hands it to the sink
+// once it reaches kChunk; after the first write error the buffer is still
+// cleared, so later output is dropped. microseconds() splits the magnitude
+// in unsigned arithmetic (INT64_MIN included) and writes the fraction as
+// exactly three digits, or none when it is zero. finish() closes the sink
+// even after an error, and keeps the first error.
 #include "recorder/export/json_stream.hpp"
 
 #include <charconv>

@@ -1,6 +1,9 @@
-// output_escape.cpp — see output_escape.hpp. One scanner splits the bytes
-// into the classes the table there names; each layer says what to write for
-// each class.
+// output_escape.cpp — one scanner splits the bytes into pieces of the
+// header table's classes (plain, control, noncharacter, invalid), using
+// sexp_syntax's UTF-8 rules and emitting runs of printable ASCII as a single
+// piece; each layer is a callback that says what to write for each class.
+// JSON passes noncharacters through unchanged; xml_characters is the
+// terminal form, whose escapes hold no markup characters.
 #include "recorder/export/output_escape.hpp"
 
 #include "recorder/format/sexp_syntax.hpp"

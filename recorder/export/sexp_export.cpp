@@ -1,6 +1,10 @@
-// sexp_export.cpp — see sexp_export.hpp. Each events row is checked against
-// what its head needs (SCHEMA.md's column table) and turned back into the
-// Record the import made it from; TraceWriter formats it.
+// sexp_export.cpp — the header is rebuilt from meta's header.* rows (all
+// but header.version) and the sites table is loaded into a map; then one
+// query walks events in id order. Each row is checked against what its head
+// needs (SCHEMA.md's column table: the fields present, ranges, strings
+// within kMaxStringBytes, symbols valid) and turned back into the Record the
+// import made it from, which TraceWriter formats. The first row that fails
+// stops the export with its event id and what is wrong.
 #include "recorder/export/sexp_export.hpp"
 
 #include <string>

@@ -1,4 +1,8 @@
-// output_node.cpp — see output_node.hpp.
+// output_node.cpp — one lstat(2) per look, so the final component is never
+// followed; ENOENT reads as absent and any other failure as an error naming
+// the path. The kind comes from st_mode's S_IFMT bits alone, and st_dev and
+// st_ino are kept for same_node(). Also the fixed wording of node kinds for
+// messages.
 #include "recorder/format/output_node.hpp"
 
 #include <sys/stat.h>

@@ -1,4 +1,9 @@
-// sexp_syntax.cpp — see sexp_syntax.hpp.
+// sexp_syntax.cpp — UTF-8 validation decodes the whole sequence and rejects
+// overlong forms, surrogates and values past U+10FFFF. write_quoted copies
+// printable ASCII and valid non-C1 sequences as they are, writes \" \\ \n
+// \t \r, and every other byte as \xHH (a C1 control's two bytes as two
+// escapes); no escape is longer than 4 bytes, hence max_quoted_size.
+// append_quoted resizes to that bound, writes in place, then trims.
 #include "recorder/format/sexp_syntax.hpp"
 
 #include <array>

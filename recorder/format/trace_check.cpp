@@ -1,4 +1,10 @@
-// trace_check.cpp — see trace_check.hpp.
+// trace_check.cpp — one pass over the reader, keeping sets of the thread
+// and site ids seen so far. Time is compared with the latest time so far
+// (which never moves back), and only the first five backward steps, and the
+// first record after (end), get a warning of their own; totals follow at
+// the end. The reader's warnings are put before the check's own, then cut
+// to the limit; "no (end)" is added only for a headed, error-free,
+// untruncated trace.
 #include "recorder/format/trace_check.hpp"
 
 #include <unordered_set>

@@ -1,4 +1,10 @@
-// database_replacement.cpp — see database_replacement.hpp.
+// database_replacement.cpp — begin() opens the old TARGET O_NOFOLLOW (a
+// missing or unreadable one, EACCES, gets no lock and its journals are
+// removed unguarded), then retries a non-blocking read lock on PENDING and
+// RESERVED every 10 ms for 2 s. The -shm check asks F_GETLK whether a write
+// lock on the dead-man-switch byte would conflict, i.e. whether anyone holds
+// it. Locks are tried as OFD locks, falling back to classic ones on EINVAL;
+// the lock is dropped by closing the descriptor.
 #include "recorder/store/database_replacement.hpp"
 
 #include <fcntl.h>

@@ -1,4 +1,9 @@
-// event_rows.cpp — see event_rows.hpp for the column of each field.
+// event_rows.cpp — flattens one Record into an EventRow by visiting its
+// alternative and filling the columns of the header's table, setting a
+// `present` bit for each so absent fields become NULL. The head is the
+// variant's index, which relies on Record's alternatives being in
+// RecordHead order. Text is appended to the batch's one string and the row
+// keeps its offset and size, so a batch owns all its text in one string.
 #include "recorder/store/event_rows.hpp"
 
 namespace skein {

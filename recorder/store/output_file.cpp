@@ -1,4 +1,10 @@
-// output_file.cpp — see output_file.hpp.
+// output_file.cpp — one lstat picks the row of the header's table. A device
+// or FIFO is opened O_NOFOLLOW and its fstat must match the lstat's device
+// and inode; a link to the file standard output or error already writes is
+// served by a dup of that descriptor (keeping its offset and O_APPEND), any
+// other linked file is opened with O_TRUNC. A database's commit runs in
+// order: sync the temporary file, take the DatabaseReplacement lock, remove
+// the stale journals, rename; the lock is dropped only after the rename.
 #include "recorder/store/output_file.hpp"
 
 #include <fcntl.h>

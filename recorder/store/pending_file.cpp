@@ -1,4 +1,11 @@
-// pending_file.cpp — see pending_file.hpp.
+// pending_file.cpp — the signal handlers see pending files through 16
+// fixed slots of path bytes: a slot is claimed by CAS, its path written,
+// then `used` is published (release), so the handler (unlink, then SIG_DFL
+// and raise) reads without locks or allocation. The slot is released before
+// the rename, since the temporary name may then hold the old target. The
+// rename tries renameat2 (NOREPLACE onto nothing, EXCHANGE onto a file, the
+// swapped-out node checked and swapped back if not a regular file) up to
+// three times, or lstat then rename(2) where the flags are unsupported.
 #include "recorder/store/pending_file.hpp"
 
 #include <dirent.h>

@@ -1,4 +1,11 @@
-// rtree_bulk_load.cpp — see rtree_bulk_load.hpp for the layout and why.
+// rtree_bulk_load.cpp — packs entries bottom-up: sorted by (low, high, id)
+// unless already so, cut into full leaves, then each level grouped in order
+// into full parents until one root is left (at most depth 40). Nodes are then
+// numbered from the root down, level by level, so every insert appends; the
+// root row the module already made is UPDATEd, the others INSERTed, and the
+// parent and rowid rows go in sorted through BulkInsert. A duplicate id is
+// refused after packing; write_rtree first checks the root's blob size.
+// The header documents the shadow-table layout these bytes follow.
 #include "recorder/store/rtree_bulk_load.hpp"
 
 #include "recorder/store/bulk_insert.hpp"

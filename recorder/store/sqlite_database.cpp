@@ -1,4 +1,10 @@
-// sqlite_database.cpp — see sqlite_database.hpp.
+// sqlite_database.cpp — every connection is opened SQLITE_OPEN_NOMUTEX
+// (one thread at a time), with memory statistics turned off once before the
+// first. The bulk-load pragmas are run as a script right after creation (so
+// page_size precedes any table); an untrusted or updatable database gets
+// its sqlite3_db_config defences before any SQL runs. prepare() uses
+// SQLITE_PREPARE_PERSISTENT; text and blobs are bound SQLITE_STATIC, not
+// copied. The destructors close with sqlite3_close_v2; close() reports.
 #include "recorder/store/sqlite_database.hpp"
 
 #include <sqlite3.h>

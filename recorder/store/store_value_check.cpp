@@ -1,6 +1,10 @@
-// store_value_check.cpp — see store_value_check.hpp. Each table is one
-// query whose WHERE clause is true for a row with any value out of range;
-// the same predicates, selected beside the values, say which column it was.
+// store_value_check.cpp — meta's first_time and end_time are checked
+// first, then each table in kChecks with one query, built from those fixed
+// table and column names, whose WHERE clause is true for a row with any
+// value out of range (LIMIT 1). The same predicates, selected beside each
+// value's quote(), say which column it was. The predicates rely on SQLite's
+// ordering: NULL compares as NULL and passes, text and blobs sort above
+// every number and fail the upper bound.
 #include "recorder/store/store_value_check.hpp"
 
 #include <array>

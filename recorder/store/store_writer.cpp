@@ -1,4 +1,11 @@
-// store_writer.cpp — see store_writer.hpp.
+// store_writer.cpp — create() opens a bulk-load connection, runs BEGIN and
+// the schema, then prepares the statements reused throughout: multi-row
+// INSERTs into events and activations (their ids omitted, so SQLite's next
+// rowid numbers them; sqlite3_last_insert_rowid checks each batch against
+// the count), INSERT OR REPLACE into meta, INSERT into warnings. add_model
+// writes threads, the packed thread_spans R*Tree, the last activations,
+// counters, sites, event_blocks, then UPDATEs heads. finish() stamps the
+// schema, commits, and finalizes the statements before closing.
 #include "recorder/store/store_writer.hpp"
 
 #include <sqlite3.h>

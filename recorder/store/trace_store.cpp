@@ -1,4 +1,9 @@
-// trace_store.cpp — see trace_store.hpp.
+// trace_store.cpp — open() runs, in order, open_untrusted, the schema check
+// and the value check, and builds a store only if all pass. Each accessor
+// prepares its own SELECT and reads every row into plain structs (threads,
+// sites, warnings and heads ordered by id, meta by key). meta_int matches
+// only integer-typed values; the meta_* lookups return nullopt on any error.
+// thread_counts sums with total(), which returns reals, read back as counts.
 #include "recorder/store/trace_store.hpp"
 
 #include "recorder/store/store_schema.hpp"

@@ -1,4 +1,11 @@
-// anomaly_table.cpp — see anomaly_table.hpp.
+// anomaly_table.cpp — writes a lint's findings and transfers into an existing
+// trace database. Each store opens the database for update, starts BEGIN
+// IMMEDIATE, writes, and rolls back on any failure, so a store changes all
+// or nothing. The `anomalies` table is created when absent; when present,
+// its column list (pragma_table_info, in cid order) must match Skein's
+// exactly or the store fails, and its rows are then cleared and rewritten
+// through one prepared INSERT, numbering findings from 1 in report order.
+// A rebuildable (cache) database is written with synchronous = OFF.
 #include "viewer/analysis/anomaly_table.hpp"
 
 #include "recorder/store/sqlite_database.hpp"

@@ -1,4 +1,11 @@
-// causal_path.cpp — see causal_path.hpp.
+// causal_path.cpp — both walks run over the in-memory events by position;
+// an events.id maps to its position directly (ids are usually 1-based and
+// dense), else by binary search. Merge groups are built once per call from
+// the `merge` records. why() scans back from each record for its nearest
+// cause and stops at a position met twice; for a wait, the resolve must lie
+// between the wait and the effect, for a read, before the read. caused()
+// is breadth first over (merge group, position) pairs, each turn ending at
+// the next `switch` record.
 #include "viewer/analysis/causal_path.hpp"
 
 #include <algorithm>

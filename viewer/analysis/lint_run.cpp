@@ -1,4 +1,11 @@
-// lint_run.cpp — see lint_run.hpp.
+// lint_run.cpp — the lint pass, plus the helpers lint_rule.hpp declares
+// (rule factory, phrases, header semantics). Rules are sorted and deduped;
+// each event goes only to the rules that observe its head, and the replay
+// runs only when a rule observes transfers or they are kept, its verdicts
+// reaching those rules right after the event that settled them. At the end
+// the rules' findings are stable-sorted by group severity, then numbered
+// from 1. lint_store() reads the facts from the heads and meta tables and
+// the events from a prefetch thread; lint_events() derives them in a scan.
 #include "viewer/analysis/lint_run.hpp"
 
 #include <algorithm>

@@ -1,4 +1,9 @@
-// lint_text.cpp — see lint_text.hpp.
+// lint_text.cpp — one walk over the report's findings, which arrive already
+// grouped by rule: a rule's heading is written at its first finding, using
+// report.counts for the tally, and a group sub-heading whenever the
+// finding's group changes. Every piece of trace text (labels, groups,
+// messages) passes through terminal_text(); the closing line totals the
+// counts of the rules that had findings and lists every rule that ran.
 #include "viewer/analysis/lint_text.hpp"
 
 #include "recorder/export/output_escape.hpp"

@@ -1,4 +1,10 @@
-// summary.cpp — see summary.hpp.
+// summary.cpp — one pass over the threads adds each to its named group and
+// to the running total (SummaryGroup, duration_accumulator.hpp). Groups
+// live in a std::map keyed by name, so rows start in name order and the
+// stable sort by a numeric column (descending) leaves ties by name; --sort
+// name skips the sort. Site groups are named from an id index of the
+// sites ("site N" when the id is unknown). Rendering is fixed-width
+// snprintf, with every name from the trace through terminal_text().
 #include "viewer/analysis/summary.hpp"
 
 #include "viewer/analysis/duration_accumulator.hpp"

@@ -1,4 +1,10 @@
-// trace_event_prefetch.cpp — see trace_event_prefetch.hpp.
+// trace_event_prefetch.cpp — start() launches a thread that steps a
+// TraceEventCursor and fills batches of kPrefetchBatchSize events. Texts
+// are appended to the batch's buffer by offset while it grows; the events'
+// views are pointed into it only once the batch is full. The reader waits
+// while kPrefetchBatches are queued, stores the error before setting
+// finished_, and leaves early when the destructor sets stop_ (then joins).
+// next() hands over one batch and frees the previous one.
 #include "viewer/analysis/trace_event_prefetch.hpp"
 
 #include "viewer/analysis/trace_event_reader.hpp"

@@ -1,4 +1,9 @@
-// trace_event_reader.cpp — see trace_event_reader.hpp.
+// trace_event_reader.cpp — one SELECT over `events` ORDER BY id, which
+// SQLite walks on the rowid with no sort. Which fields are NULL arrives as
+// a bit mask computed in the query, instead of a type check per column; a
+// NULL actor or target becomes kNoThread, and an unknown head code becomes
+// `lost`. The cursor reuses one TraceEvent whose text views SQLite's row,
+// so it lasts only until the next step; load_trace_events() copies.
 #include "viewer/analysis/trace_event_reader.hpp"
 
 namespace skein {

@@ -1,4 +1,10 @@
-// units.cpp — see units.hpp.
+// units.cpp — plain std formatting and parsing. Negative values are
+// handled through their unsigned magnitude, so INT64_MIN is safe.
+// format_duration_ns() picks the largest unit not above the magnitude and
+// 2, 1 or 0 decimals to keep three significant digits. parse_duration_ns()
+// reads the number with strtod and then a unit suffix (spaces allowed
+// before it); parse_milliseconds_ns() uses std::from_chars, hence
+// locale-independent, and refuses NaN, infinities and negatives.
 #include "viewer/analysis/units.hpp"
 
 #include <charconv>

@@ -1,4 +1,10 @@
-// anomaly_dock.cpp — see anomaly_dock.hpp.
+// anomaly_dock.cpp — a status line, the tree over AnomalyModel, and an
+// advice label, stacked vertically. Every model reset recounts the
+// findings and rewrites the status line (error first, then "running",
+// "nothing found", or a count); the tree shows only when there are findings
+// and is expanded only up to kExpandAllFindings. A click or Enter on a row
+// that carries an anomaly index explains it, then emits anomaly_activated;
+// rule rows carry none. Finding text is HTML-escaped into the rich label.
 #include "viewer/app/anomaly_dock.hpp"
 
 #include <QHeaderView>

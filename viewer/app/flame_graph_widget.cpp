@@ -1,4 +1,10 @@
-// flame_graph_widget.cpp — see flame_graph_widget.hpp.
+// flame_graph_widget.cpp — graph() rebuilds from the index only when the
+// dirty flag is set, widening the range to whole ns. The focus and the zoom
+// history are kept as label paths and looked up again in each graph (the
+// root when a path is gone); the layout is recomputed from the graph on
+// every paint and hit test. A click is a release within kClickSlack px of
+// its press. Frame colours hash the label (FNV-1a) into violet-blue hues,
+// so a label keeps its colour across runs and ranges.
 #include "viewer/app/flame_graph_widget.hpp"
 
 #include <QHelpEvent>

@@ -1,4 +1,11 @@
-// inspection.cpp — see inspection.hpp.
+// inspection.cpp — builds the central widget (overview strip, hidden search
+// bar, timeline) and tabs the docks right and bottom. Highlights are kept
+// per source by thread id and mapped to shown indexes in refresh_marks();
+// a filter change re-derives `shown` and keeps the selection by id. The
+// flame graph follows the view after a 120 ms single-shot timer. Findings
+// from a stale analysis generation are dropped; the current ones are
+// written once into the loaded trace here, on the UI thread. navigating_
+// marks selections made in code, so Why? then asks at the thread's end.
 #include "viewer/app/inspection.hpp"
 
 #include <QDockWidget>

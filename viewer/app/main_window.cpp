@@ -1,4 +1,10 @@
-// main_window.cpp — see main_window.hpp.
+// main_window.cpp — the built-in dock layout is captured before the saved
+// one (versioned by kLayoutVersion) is restored, so Reset Layout can return
+// to it. Every loader signal and notice result is checked against job_ and
+// dropped when stale. On a load: clear the notice, start its read on a
+// QThread of its own (reaped later on the UI thread), hand the trace to
+// Inspection, then apply in order what reload() kept, --from/--to,
+// --select/--why and --finding. In batch mode errors go to stderr.
 #include "viewer/app/main_window.hpp"
 
 #include <QAction>

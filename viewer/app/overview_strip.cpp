@@ -1,4 +1,10 @@
-// overview_strip.cpp — see overview_strip.hpp.
+// overview_strip.cpp — the columns are resampled only when the width
+// differs from the cached one. Painting puts the visible window behind the
+// bars (bars at least 1 px tall), then its edges. A drag moves the window
+// the press held, offset by the mouse's travel; a press outside the window
+// (3 px slack) centres it first. A release within kMinSelectPx of its press
+// is a click. request() sets the window locally before emitting
+// range_requested, so the strip is right before the owner answers.
 #include "viewer/app/overview_strip.hpp"
 
 #include <QHelpEvent>

@@ -1,4 +1,10 @@
-// search_bar.cpp — see search_bar.hpp.
+// search_bar.cpp — a thin widget over ThreadSearch, which holds the matches
+// and the current one as thread indexes; the bar turns them into ids only
+// when it emits. Every text edit or Regex toggle reruns the whole search
+// synchronously on the UI thread. An event filter on the field takes Return
+// / Shift+Return (step) and Esc (close) before QLineEdit sees them. The
+// count label shows the search's error in red, else "N of M" or the count;
+// the arrows are enabled only when there are matches.
 #include "viewer/app/search_bar.hpp"
 
 #include <QCheckBox>

@@ -1,4 +1,10 @@
-// subsecond_heatmap_widget.cpp — see subsecond_heatmap_widget.hpp.
+// subsecond_heatmap_widget.cpp — set_data() builds the map and renders it
+// once into a QImage of a pixel per cell (a linear mix from a pale tint to
+// the running colour; empty cells row-stripe grey, cells past the trace's
+// end bare canvas); paint scales that image over the grid, then draws the
+// labels and outlines each column's selected cells. A drag anchors on the
+// pressed cell and follows the nearest cell, even off the grid; release
+// emits range_selected only for a non-empty range.
 #include "viewer/app/subsecond_heatmap_widget.hpp"
 
 #include <QHelpEvent>

@@ -1,4 +1,10 @@
-// summary_dock.cpp — see summary_dock.hpp.
+// summary_dock.cpp — the grouping and the duration bound live in
+// SummaryModel; the dock parses and forwards. The filter text is applied
+// on Return and again when editing finishes ("" or "0": no bound), and
+// duration_filter_changed is emitted only when the bound really changes.
+// Selected rows are mapped through the proxy, their groups' ids merged,
+// sorted and deduped. Each model reset refreshes the status, caps the name
+// column at kMaxNameWidth, and emits an empty highlight if one was shown.
 #include "viewer/app/summary_dock.hpp"
 
 #include <QComboBox>

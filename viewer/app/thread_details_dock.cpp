@@ -1,4 +1,9 @@
-// thread_details_dock.cpp — see thread_details_dock.hpp.
+// thread_details_dock.cpp — all state is in ThreadDetailsModel; the dock
+// re-derives its widgets on every model reset: placeholder or tree, Copy
+// enabled when a thread is shown, Open when the model has a site URL (its
+// local path as tooltip), the tree fully expanded. A click emits
+// thread_activated only for rows carrying ThreadIdRole; activation opens
+// the editor only for rows carrying FileUrlRole, through opener_.
 #include "viewer/app/thread_details_dock.hpp"
 
 #include <QApplication>

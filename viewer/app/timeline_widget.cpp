@@ -1,4 +1,11 @@
-// timeline_widget.cpp — see timeline_widget.hpp.
+// timeline_widget.cpp — window changes funnel through apply_window(), which
+// records the old window in the history only when it changed, then
+// changed(): refold, sync the scroll bar, repaint, emit view_changed. A
+// pan drag moves the mapping directly and records one entry on release; a
+// release that moved at most 3 px is a click. Code-driven moves select
+// first, so the refold keeps the selected rows. The bar is synced under a
+// QSignalBlocker so its valueChanged does not feed back. Tooltips look for
+// a lint marker first, then an edge arrow near x, then the thread.
 #include "viewer/app/timeline_widget.hpp"
 
 #include <QKeyEvent>

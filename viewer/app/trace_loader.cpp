@@ -1,4 +1,10 @@
-// trace_loader.cpp — see trace_loader.hpp.
+// trace_loader.cpp — each load() cancels the previous job and runs the new
+// one on its own QThread: open_store() (import through the cache, progress
+// mapped to stages), a cancellation check, then load_timeline() without the
+// stored findings, which the analysis worker adds after the first frame.
+// Every signal is sent by a queued invokeMethod onto the loader's (UI)
+// thread. Each job has its own cancel flag; finished threads are reaped on
+// the next load(), and the destructor cancels and waits for all of them.
 #include "viewer/app/trace_loader.hpp"
 
 #include <QMetaObject>

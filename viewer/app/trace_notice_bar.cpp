@@ -1,4 +1,7 @@
-// trace_notice_bar.cpp — see trace_notice_bar.hpp.
+// trace_notice_bar.cpp — a styled QFrame holding a word-wrapped, selectable
+// label and a × button wired to hide(). The bar starts hidden;
+// set_notice() sets the text and shows the bar exactly when the text is
+// non-empty, so a notice for the next trace brings it back after ×.
 #include "viewer/app/trace_notice_bar.hpp"
 
 #include <QHBoxLayout>

@@ -1,4 +1,9 @@
-// command_line.cpp — see command_line.hpp.
+// command_line.cpp — parse_command_line() adds --help itself and rewrites
+// Qt's "Usage: PROGRAM" to "Usage: skein COMMAND". Output goes through
+// fwrite and is flushed at once, so stdout and stderr interleave in call
+// order. open_store_or_report() imports without fsyncs (a cache can be
+// rebuilt), shows progress only when the bar is active (a terminal), clears
+// the bar before any error, and maps an invalid trace to 1, else 2.
 #include "viewer/cli/command_line.hpp"
 
 #include <QRegularExpression>

@@ -1,4 +1,10 @@
-// progress_bar.cpp — see progress_bar.hpp.
+// progress_bar.cpp — the bar decides once, at construction, whether
+// standard error is a terminal; if not, every call is a no-op. Each
+// update() writes "\r\x1b[K" (return, erase line) and the whole line anew,
+// then flushes, so the one line is redrawn in place. With a known total it
+// shows a 20-cell bar, the percentage and decimal MB, and after 0.2 s the
+// record rate and a linear estimate of the time left; without one, the
+// bytes and records read. clear() erases the line only if one was drawn.
 #include "viewer/cli/progress_bar.hpp"
 
 #include <unistd.h>

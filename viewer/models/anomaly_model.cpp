@@ -1,5 +1,10 @@
-// anomaly_model.cpp — see anomaly_model.hpp. Rule rows are top-level items
-// (internalId 0); a rule's findings have internalId rule row + 1.
+// anomaly_model.cpp — set_data() groups the findings by rule in a std::map
+// (so by name), each group keeping its findings in data.anomalies order and
+// the most severe severity among them, then stable-sorts the groups by
+// severity rank and LintRuleId (unknown rules last), so ties stay by name.
+// Rule rows are top-level items (internalId 0); a rule's findings have
+// internalId rule row + 1, so parent() needs no lookup. Hiding a rule emits
+// dataChanged for its row and all its findings (check state, grey text).
 #include "viewer/models/anomaly_model.hpp"
 
 #include <QBrush>

@@ -1,4 +1,10 @@
-// causal_path_model.cpp — see causal_path_model.hpp.
+// causal_path_model.cpp — both directions share one row type: forwards
+// steps are converted to WhyStep by why_step_of(). Names are built on each
+// data() call from the timeline's interned label, else its kind ("#12
+// label", "#12 (kind)"; -1 is "scheduler", kNoThread "—"). total_latency()
+// sums the steps backwards, where they form one chain; forwards, where
+// branches overlap in time, it is the latest effect minus the first step's
+// cause time.
 #include "viewer/models/causal_path_model.hpp"
 
 #include "viewer/analysis/units.hpp"

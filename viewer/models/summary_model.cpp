@@ -1,4 +1,11 @@
-// summary_model.cpp — see summary_model.hpp.
+// summary_model.cpp — all the work is in recompute(): summarize_timeline()
+// for the rows and their members, threads_hidden_by_duration() for the
+// hidden mask. Every change wraps recompute() in one model reset; the
+// grouping and filter setters skip it when nothing changes (a negative
+// bound counts as 0). Display text is formatted per call from the row's
+// numbers (durations rounded to the ns, counts with thousands separators);
+// SortRole returns the raw number; thread ids are mapped from member
+// indexes only when asked.
 #include "viewer/models/summary_model.hpp"
 
 #include <cmath>

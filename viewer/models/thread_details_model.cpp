@@ -1,6 +1,10 @@
-// thread_details_model.cpp — see thread_details_model.hpp. Sections are
-// top-level items (internalId 0); a section's rows have internalId
-// section + 1, so parent() needs no pointers into the storage.
+// thread_details_model.cpp — show_thread() computes the ThreadDetails once
+// and rebuild() turns them into all the rows up front, each a formatted
+// (field, value) pair plus an optional thread index or site URL, so data()
+// only reads. Sections come in a fixed order: Thread, Timing, then the list
+// sections, each capped at kMaxRowsPerSection rows plus one "… N more" row.
+// Sections are top-level items (internalId 0); a section's rows have
+// internalId section + 1, so parent() needs no pointers into the storage.
 #include "viewer/models/thread_details_model.hpp"
 
 #include <QDir>

@@ -1,4 +1,10 @@
-// timeline_image.cpp — see timeline_image.hpp.
+// timeline_image.cpp — every output goes through paint_timeline() with a
+// TimelineGeometry built for the requested size, so files match the
+// widget. A PNG is painted into an ARGB32 premultiplied QImage and saved;
+// an SVG is painted straight into a QSvgGenerator whose view box is the
+// size, so text stays text. Views built here (for a request or a finding)
+// refold the rows for the window and start scrolled to the top; a
+// finding's view then scrolls so its named rows show.
 #include "viewer/render/timeline_image.hpp"
 
 #include <QPainter>

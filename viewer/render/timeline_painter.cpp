@@ -1,5 +1,11 @@
-// timeline_painter.cpp — see timeline_painter.hpp for the layers and the
-// per-pixel-column rule that bounds a frame's work.
+// timeline_painter.cpp — each row marks a per-pixel-column coverage mask
+// (line, running, selected) and fills it as runs of rectangles, with
+// antialiasing off; arrows, findings, the path and labels follow,
+// antialiased, all clipped to the rows area. Edges are taken a column at a
+// time by binary search: drawn when 3 or fewer, always counted for the
+// density strip; the selection's edges go on top, 8 a column at most. The
+// rows collect the label jobs, drawn after the arrows left to right per
+// row, each clear of the one before.
 #include "viewer/render/timeline_painter.hpp"
 
 #include <QFontMetricsF>

@@ -1,4 +1,11 @@
-// activity_overview.cpp — see activity_overview.hpp.
+// activity_overview.cpp — run_time_histogram() finds each row's first
+// activation in range by binary search (they are sorted and disjoint), adds
+// an activation's partial end bins directly and counts the bins it covers
+// whole in a difference array, so a long one costs O(1); a final sweep adds
+// those, every sum saturating. build() clamps the span to record.hpp's
+// limits, takes bin_ns = ceil(span / kMaxBins) and keeps prefix sums, which
+// cumulative_at() interpolates inside a bin. Columns are differences of
+// successive edges, so they add up to the total.
 #include "viewer/timeline/activity_overview.hpp"
 
 #include <algorithm>

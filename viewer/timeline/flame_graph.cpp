@@ -1,4 +1,11 @@
-// flame_graph.cpp — see flame_graph.hpp.
+// flame_graph.cpp — the index is a trie of label paths: node 0 the root,
+// node 1 "(unlabelled)", children keyed by (parent node, interned label) in
+// a hash map, so parents precede children. Each unplaced thread is walked
+// up to a placed one (a thread met again on one walk is a cycle, cut
+// there), then its chain is placed root first; children are sorted by name
+// once. build() sums activation overlaps into each node's self, totals
+// subtrees in one backward pass and emits the frames that ran depth-first
+// from an explicit stack. The layout scales by the focus's total.
 #include "viewer/timeline/flame_graph.hpp"
 
 #include <algorithm>

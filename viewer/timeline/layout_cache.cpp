@@ -1,4 +1,10 @@
-// layout_cache.cpp — see layout_cache.hpp.
+// layout_cache.cpp — reading first checks that sqlite_schema defines
+// layout_v2 with exactly our CREATE statement (a hostile file could make it
+// a view), then reads it in thread order; a row out of int32 range, a step
+// error or a row count other than thread_count means no cache. Writing
+// uses its own read-write connection with the defensive settings and a
+// 200 ms busy timeout, and drops, recreates and fills the table inside one
+// BEGIN IMMEDIATE transaction, rolled back on any failure.
 #include "viewer/timeline/layout_cache.hpp"
 
 #include <sqlite3.h>

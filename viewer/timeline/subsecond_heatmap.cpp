@@ -1,4 +1,11 @@
-// subsecond_heatmap.cpp — see subsecond_heatmap.hpp.
+// subsecond_heatmap.cpp — choose_unit() first multiplies 1 s by ten until
+// the span needs at most kMaxColumns columns, then divides by ten down to
+// 1 µs while the span holds fewer than kMinColumns units. build() clamps
+// the times to record.hpp's limits, the rows to [1, kMaxCells] and the unit
+// to at least the rows, and raises a unit that would exceed kMaxCells cells.
+// Column-major cells are consecutive in time, so one run_time_histogram()
+// with cell-sized bins fills them all; the busiest cell is found once.
+// Cell ranges saturate, so no cell index can overflow a time.
 #include "viewer/timeline/subsecond_heatmap.hpp"
 
 #include <algorithm>

@@ -1,4 +1,11 @@
-// thread_details.cpp — see thread_details.hpp.
+// thread_details.cpp — thread_details() makes one pass over `threads` for
+// the children (then stable-sorted by start, keeping index order for ties)
+// and one over `edges` for the edge list and the four relation lists;
+// relate() scans its list for the other thread, so each list holds it once.
+// The parent chain is walked upwards, then reversed: it stops at an unknown
+// parent, at the thread itself, or at an ancestor already seen, so a
+// corrupt cycle cannot loop. Times are copied as the records' own (from the
+// trace's origin); lifetime is never negative.
 #include "viewer/timeline/thread_details.hpp"
 
 #include <algorithm>

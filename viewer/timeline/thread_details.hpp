@@ -10,7 +10,8 @@
 // nothing is precomputed or kept.
 //
 // Invariants of a ThreadDetails:
-//   - every time is relative to data.first_time (what the user sees);
+//   - every time is a record time, from the trace's origin, as every view and
+//     the CLI show it (FORMAT.md, "Times as Skein shows them");
 //   - thread references are indexes into data.threads; -1 stands for the
 //     scheduler or a thread the trace does not know;
 //   - parent_chain lists the ancestors, root first, ending with the direct
@@ -35,13 +36,13 @@ namespace skein {
 // Another thread linked to this one by edges of one kind.
 struct ThreadRelation {
   std::int32_t thread = -1;  // index into threads; -1: the scheduler / unknown
-  TimeNs first_time = 0;     // the first such edge's time, relative to first_time
+  TimeNs first_time = 0;     // the first such edge's time (a record time)
   std::uint32_t count = 0;   // how many such edges
 };
 
 // One edge touching the thread.
 struct ThreadEdgeItem {
-  TimeNs time = 0;  // relative to first_time
+  TimeNs time = 0;  // a record time
   EdgeKind kind = EdgeKind::spawn;
   bool outgoing = false;     // the thread is the edge's source (not a self-edge)
   std::int32_t other = -1;   // the thread at the other end; -1: the scheduler / unknown

@@ -1,8 +1,11 @@
-// thread_layout.cpp — see thread_layout.hpp for the algorithm and its
-// invariants. Steps: union-find over merges; one Chain per component; the
-// prominent chains found by binary searches over the sorted creation
-// times; chains sorted by (not prominent, start, head id); a segment tree
-// over rows finds the first free row at or below the parent's.
+// thread_layout.cpp — the header's steps, in order: a union-find over
+// merged_into (ids found through a sorted index) gives the chains, which are
+// then identified by their head so the result does not depend on the input
+// order; prominence is two binary searches per labelled chain over the
+// sorted creation times; chains are placed in (not prominent, start, head
+// id) order; a min segment tree of each row's busy-until time, a leaf per
+// chain, finds the first row at or below the parent's that is free at the
+// chain's start.
 #include "viewer/timeline/thread_layout.hpp"
 
 #include <algorithm>

@@ -1,4 +1,11 @@
-// thread_search.cpp — see thread_search.hpp.
+// thread_search.cpp — the index keeps the (start, id) order (the identity
+// when starts already grow with ids, else one sort), its inverse rank, and
+// the interned strings in use as a label or kind. search() builds one
+// matcher (std::regex, or a substring search over ASCII-lowercased
+// copies), tests each such string and each site (function, file,
+// "file:line") once, then passes over the threads in id order, setting a
+// bitmap by rank, and reads it out in rank order. A regex that fails to
+// compile or to search ends the query with a message, never an exception.
 #include "viewer/timeline/thread_search.hpp"
 
 #include <algorithm>

@@ -1,4 +1,8 @@
-// time_mapping.cpp — see time_mapping.hpp.
+// time_mapping.cpp — the two mapping operations that need more than one
+// line. zoom_at() takes the time under pixel x first, clamps the new scale
+// to [kMinNsPerPx, kMaxNsPerPx], then moves start so that time stays at x.
+// fit() treats a span under 1 ns as 1 ns and a width under 1 px as 1 px,
+// so the scale is always finite before it is clamped.
 #include "viewer/timeline/time_mapping.hpp"
 
 #include <algorithm>

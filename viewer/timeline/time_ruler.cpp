@@ -1,4 +1,10 @@
-// time_ruler.cpp — see time_ruler.hpp.
+// time_ruler.cpp — ruler_step_ns() starts at the power of ten at or below
+// ns_per_px × min_px and tries 1, 2 and 5 of each power upward until one
+// is at least that wide (never under 1 ns). Ticks sit at whole multiples
+// of the step from the origin, from the first at or after the left edge to
+// the right edge, at most about a thousand of them. A label's unit is that
+// of the larger of the time and the step; its decimals are the fewest that
+// show one step, and a value that would round to zero prints as 0.
 #include "viewer/timeline/time_ruler.hpp"
 
 #include <algorithm>

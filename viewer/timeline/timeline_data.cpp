@@ -1,6 +1,11 @@
-// timeline_data.cpp — see timeline_data.hpp. load_timeline() reads the
-// store table by table, each in its key order (so SQLite walks each B-tree
-// once), then builds the per-row arrays.
+// timeline_data.cpp — load_timeline() reads the store table by table, each
+// in one pass (so SQLite walks each B-tree once), interning every string
+// (index 0 is ""): threads by id (re-sorted, duplicates dropped, if a
+// damaged file disorders them), the layout (the cache when it matches
+// thread for thread, else computed and cached best-effort), the per-row
+// arrays, activations in id order, then one pass over events for edges,
+// labels, idle and gc bands. What a damaged file could disorder is sorted
+// only when it is; the id index is a direct table when the ids are dense.
 #include "viewer/timeline/timeline_data.hpp"
 
 #include <algorithm>

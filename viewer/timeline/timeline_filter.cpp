@@ -1,4 +1,11 @@
-// timeline_filter.cpp — see timeline_filter.hpp.
+// timeline_filter.cpp — an empty filter is a plain copy. Otherwise every
+// thread is classified first, by the header's rules in order, each over the
+// threads still shown: folded subtrees by a stack walk over CSR children
+// lists, plumbing from one pass over the edges, then lifetimes. Chains of
+// stand-ins are resolved once each (a cycle or a short-lived link ends in
+// none). The shown threads are copied in id order, re-parented, laid out
+// again, and given their stand-ins' activations (by start) and edges; an
+// edge that loses an end or would join a thread to itself is dropped.
 #include "viewer/timeline/timeline_filter.hpp"
 
 #include <algorithm>

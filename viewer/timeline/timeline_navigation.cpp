@@ -1,5 +1,10 @@
-// timeline_navigation.cpp — see timeline_navigation.hpp for the limits and
-// the rules of reveal_window.
+// timeline_navigation.cpp — every move edits a copy of the mapping, then
+// limit_window() applies the two rules: rule 1 caps ns_per_px and restores
+// the anchor's time, rule 2 is one clamp of start between bounds that
+// cannot cross. Pans and at_end() anchor at the canvas's centre; at_end()
+// leaves the right margin the fitted view has, kFitMargin / (1 + 2 ×
+// kFitMargin) of the window. reveal_window() works in the window's own
+// times, t_of(0) to t_of(width), and leaves the limiting to the caller.
 #include "viewer/timeline/timeline_navigation.hpp"
 
 #include <algorithm>

@@ -1,10 +1,11 @@
-// timeline_summary.cpp — see timeline_summary.hpp. summarize() over a
-// million StoredThreads costs about a second and a quarter of a gigabyte
-// (each carries its strings), so this is summarize() again over the
-// timeline's interned strings: each distinct label, kind or site is named
-// once, threads are accumulated exactly as summary.cpp does, and the rows
-// are ordered as it orders them. thread_details_test.cpp and
-// inspection_models_test.cpp check the result against summarize() itself.
+// timeline_summary.cpp — summarize() again over the timeline's interned
+// strings, since a million StoredThreads (each carrying its strings) cost
+// about a second and a quarter of a gigabyte. One pass over the threads in
+// id order (summarize()'s order of floating-point additions) names each
+// key once (labels and kinds through a table by string index, sites through
+// a hash) and merges keys of one name; rows are sorted by name, then stably
+// by run time, descending; members by (start, id). thread_details_test.cpp
+// and inspection_models_test.cpp check the result against summarize().
 #include "viewer/timeline/timeline_summary.hpp"
 
 #include "viewer/analysis/duration_accumulator.hpp"

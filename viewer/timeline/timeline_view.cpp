@@ -1,4 +1,11 @@
-// timeline_view.cpp — see timeline_view.hpp.
+// timeline_view.cpp — the row tests are binary searches over a row's
+// sorted arrays (starts, activations, end_prefix_max), row_alive_in() after
+// the row's first-start / last-end bounds; row_active_in() checks ends among
+// at most 64 threads alive at the window's start, past that calling the row
+// active. refold() is one pass over all rows, the cheap test first; pinned
+// rows (the selection's and the notes') never fold, start-up rows only in
+// quiet mode over more than half the trace; the top row stays on top.
+// select() scans only edges inside the chain's lifetime, testing a bitmap.
 #include "viewer/timeline/timeline_view.hpp"
 
 #include <algorithm>

@@ -1,4 +1,9 @@
-// trace_completeness.cpp — see trace_completeness.hpp.
+// trace_completeness.cpp — reads the meta table once, keeping only the four
+// keys that matter (integers parsed with strtoll, so junk reads as 0), and
+// the per-head record counts for `snapshot`. Opening by path retries, every
+// 50 ms until kCompletenessPatienceMs has passed, an open or a read that
+// fails, since a lock can be met before a busy timeout can be set; the last
+// error is returned. The notice joins its sentences with two spaces.
 #include "viewer/timeline/trace_completeness.hpp"
 
 #include <sqlite3.h>

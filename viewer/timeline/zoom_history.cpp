@@ -1,4 +1,10 @@
-// zoom_history.cpp — see zoom_history.hpp.
+// zoom_history.cpp — two deques, newest entry last. record() coalesces
+// only a gesture other than `once` that repeats the previous one less than
+// kCoalesceMs later (a clock going backwards never coalesces); any record
+// empties the forward list. back() and forward() move the current window
+// onto the other list and reset the last gesture, so the next gesture opens
+// an entry of its own. Both pushes onto the back list drop the oldest entry
+// beyond kCapacity; the forward list needs no cap, being filled only by back().
 #include "viewer/timeline/zoom_history.hpp"
 
 namespace skein {

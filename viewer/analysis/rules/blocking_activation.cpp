@@ -1,4 +1,10 @@
-// blocking_activation.cpp — see blocking_activation.hpp.
+// blocking_activation.cpp — a single open activation (thread, start, first
+// record) at a time. A switch, idle or end closes it, and a switch into a
+// real thread other than the loop opens the next. When the loop is a thread
+// of its own, more heads are observed: a record by the loop or the scheduler
+// closes, and the first record by another thread after that opens. Untimed
+// records are ignored; finish() closes at the trace's end time. A finding,
+// stamped at the activation's start, needs a length strictly over threshold.
 #include "viewer/analysis/rules/blocking_activation.hpp"
 
 #include <cstdio>

@@ -1,4 +1,8 @@
-// late_notify.cpp — see late_notify.hpp.
+// late_notify.cpp — per target thread, only its first resolve is kept
+// (record, time, resolver). Notifies before it pass silently; every notify
+// or resolve after it is a finding in record order, with the first
+// resolver as the suspect. Targets that are no thread or the scheduler are
+// skipped.
 #include "viewer/analysis/rules/late_notify.hpp"
 
 namespace skein {

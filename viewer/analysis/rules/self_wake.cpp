@@ -1,6 +1,9 @@
-// self_wake.cpp — see self_wake.hpp. Wake-ups are kept (thread, yield or
-// not) in order and counted per merge group at the end, when the groups
-// are complete.
+// self_wake.cpp — during the pass, the parent of each `pause` or `yield`
+// thread is taken from its spawn, and each notify is kept in order as a
+// wake-up (thread that will run, sender, yield reason or not), redirected
+// to that parent when the spawn came first. Counting waits for finish(),
+// when the merge groups are complete: per group root, in order of the
+// group's first wake-up; "own" counts yields and senders in the same group.
 #include "viewer/analysis/rules/self_wake.hpp"
 
 #include <algorithm>

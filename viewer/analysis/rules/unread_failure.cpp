@@ -1,6 +1,9 @@
-// unread_failure.cpp — see unread_failure.hpp. Failures are kept in record
-// order; reads are counted per merge group at the end, once every merge is
-// known.
+// unread_failure.cpp — only a thread's first resolve counts (a later one is
+// late-notify's); a resolve with value 1 is a failure, kept in record
+// order. Reads other than a thread's read of itself are kept as (reader,
+// input) pairs and resolved to merge groups only in finish(), once every
+// merge is known: a group counts as read when a reader outside it read one
+// of its threads. A failure in an unread group is an error-severity finding.
 #include "viewer/analysis/rules/unread_failure.hpp"
 
 #include "viewer/analysis/merge_groups.hpp"
