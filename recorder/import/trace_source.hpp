@@ -1,7 +1,7 @@
 // trace_source.hpp — the one interface every trace format implements, and
 // open_trace(), which picks the format from a file's content.
 //
-// Where it sits. `skein import` (the store milestone) runs:
+// Where it sits. `skein import` runs:
 //
 //   bytes (file, stdin or memory; gzip unwrapped by ByteSource)
 //     -> open_trace: the format, from the first bytes

@@ -1,4 +1,4 @@
-// capture_overhead.cpp — what tracing costs (Part 3's table in `make bench`):
+// capture_overhead.cpp — what tracing costs (its table in `make bench`):
 // each runtime workload W1-W5 run untraced and traced (SKEIN_TRACE), side by
 // side in interleaved rounds, and blockread likewise.
 //

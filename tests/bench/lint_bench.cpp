@@ -1,4 +1,4 @@
-// lint_bench.cpp — the lints' speed (Part 5): `skein lint` of a generated
+// lint_bench.cpp — the lints' speed: `skein lint` of a generated
 // Skein trace of 1,000,000 records (samples/synthetic, the head mix of a
 // real program) after its import: read every event in id order from the
 // database, replay it, run all six rules, then store the findings in the

@@ -1,4 +1,4 @@
-// render_bench.cpp — the viewer's speed (Part 6): frames of the timeline
+// render_bench.cpp — the viewer's speed: frames of the timeline
 // rendered offscreen into a 1600x900 QImage with the painter skein-view
 // uses, on generated traces (samples/synthetic, imported with the store) of
 // 1,000,000 and 10,000,000 records.
@@ -12,8 +12,8 @@
 //     cache the layout, draw), median of three cold opens (the layout cache
 //     dropped before each); the cached reopen is shown for information;
 //   - resident memory after opening and drawing <= 150 MB + 100 bytes per
-//     record (with what the inspection docks hold, Part 7);
-//   - Part 7: opening to the first frame with what the inspection docks
+//     record (with what the inspection docks hold);
+//   - opening to the first frame with what the inspection docks
 //     compute on open (overview, heat map, summary, search index, flame
 //     graph) still <= 1.5 s at 1M; the simplify-binds toggle is shown.
 // The trace is generated and imported in a child process, so the parent's

@@ -35,7 +35,7 @@ foreach(_t runtime_core_bench runtime_sync_bench runtime_fiber_bench boost_fiber
   endif()
 endforeach()
 
-# Tracing's cost, Part 3 (capture_overhead.cpp): the same programs traced
+# Tracing's cost (capture_overhead.cpp): the same programs traced
 # and untraced, and blockread.
 add_executable(capture_overhead capture_overhead.cpp)
 target_include_directories(capture_overhead PRIVATE ${PROJECT_SOURCE_DIR} "${CMAKE_CURRENT_BINARY_DIR}/generated")

@@ -1,4 +1,4 @@
-// store_import_bench.cpp — the store's import speed and size (Part 4):
+// store_import_bench.cpp — the store's import speed and size:
 // `skein import` of generated Skein traces (samples/synthetic, the head mix
 // of a real program) of 10,000, 100,000, 1,000,000 and 10,000,000 records,
 // end to end: read and parse the file, write the events, derive and write

@@ -1,4 +1,4 @@
-// trace_format_bench.cpp — the trace format's speed and size (Part 1):
+// trace_format_bench.cpp — the trace format's speed and size:
 // writing and reading a generated 1,000,000-record trace with the head mix of
 // a real program (samples/synthetic), to and from a file.
 //
