@@ -38,6 +38,7 @@
 #include "recorder/format/trace_writer.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/bench/bench_report.hpp"
+#include "tests/bench/synthetic_trace_file.hpp"
 #include "viewer/app/inspection.hpp"
 #include "viewer/app/main_window.hpp"
 #include "viewer/app/timeline_widget.hpp"
@@ -58,18 +59,6 @@ constexpr int kWaitMs = 600'000;
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "viewer_task_bench: %s\n", what.c_str());
   std::exit(2);
-}
-
-std::uint64_t write_trace(const std::string& path, std::uint64_t records) {
-  samples::SyntheticOptions options;
-  options.records = records;
-  const auto generated = samples::synthetic_trace(options);
-  auto writer = TraceWriter::create(path);
-  if (!writer) fail(writer.error().to_string());
-  writer.value().write_header(samples::synthetic_header(options));
-  for (const auto& r : generated) writer.value().write(r);
-  if (!writer.value().finish().ok()) fail("cannot write " + path);
-  return generated.size();
 }
 
 double percentile(std::vector<double> v, double p) {
@@ -141,7 +130,7 @@ int main(int argc, char** argv) {
   const std::string never = "bench-viewer-task-never.db";
   const std::string linted = "bench-viewer-task-linted.db";
   const std::string copy = "bench-viewer-task-open.db";
-  const std::uint64_t written = write_trace(trace, records);
+  const std::uint64_t written = bench::write_synthetic_trace("viewer_task_bench", trace, records);
   ImportOptions import_options;
   import_options.sync = false;
   if (const ImportResult r = import_trace(trace, never, import_options); !r.ok()) fail(r.error.to_string());

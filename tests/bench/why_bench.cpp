@@ -29,6 +29,7 @@
 #include "recorder/format/trace_writer.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/bench/bench_report.hpp"
+#include "tests/bench/synthetic_trace_file.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/lint_run.hpp"
 #include "viewer/analysis/why_answer.hpp"
@@ -44,18 +45,6 @@ constexpr int kQuestions = 200;
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "why_bench: %s\n", what.c_str());
   std::exit(2);
-}
-
-std::uint64_t write_trace(const std::string& path, std::uint64_t records) {
-  samples::SyntheticOptions options;
-  options.records = records;
-  const auto generated = samples::synthetic_trace(options);
-  auto writer = TraceWriter::create(path);
-  if (!writer) fail(writer.error().to_string());
-  writer.value().write_header(samples::synthetic_header(options));
-  for (const auto& r : generated) writer.value().write(r);
-  if (!writer.value().finish().ok()) fail("cannot write " + path);
-  return generated.size();
 }
 
 double file_mb(const std::string& path) {
@@ -76,7 +65,7 @@ int main(int argc, char** argv) {
   const std::uint64_t records = argc > 1 ? std::stoull(argv[1]) : 10'000'000;
   const std::string trace = "bench-why.sexp";
   const std::string db = "bench-why.db";
-  const std::uint64_t written = write_trace(trace, records);
+  const std::uint64_t written = bench::write_synthetic_trace("why_bench", trace, records);
   ImportOptions import_options;
   import_options.sync = false;
   const ImportResult imported = import_trace(trace, db, import_options);
