@@ -5,8 +5,14 @@
 #   PREFIX/include/skein/runtime/*.hpp     the runtime's headers
 #   PREFIX/include/skein/recorder/*.hpp    the recorder's headers
 #   PREFIX/lib/libskein_runtime.a          skein::runtime
-#   PREFIX/lib/libskein_trace_format.a     skein::trace_format (the recorder needs it)
-#   PREFIX/lib/libskein_recorder.a         skein::recorder
+#   PREFIX/lib/libskein_trace_format.a     skein::trace_format (the capture writes it)
+#   PREFIX/lib/libskein_output.a           skein::output (where the capture's file lands)
+#   PREFIX/lib/libskein_capture.a          skein::capture, which skein::recorder
+#                                          links: what a traced program needs,
+#                                          no SQLite
+#   PREFIX/lib/libskein_import.a           skein::import, skein::store (SQLite),
+#   PREFIX/lib/libskein_store.a            skein::export: for applications that
+#   PREFIX/lib/libskein_export.a           read traces or trace databases
 #   PREFIX/lib/skein/skein_trace_autostart.o
 #                                          SKEIN_TRACE=PATH in every program that
 #                                          links skein::recorder (linked whole)
@@ -45,11 +51,11 @@ install(FILES "${PROJECT_SOURCE_DIR}/recorder/format/FORMAT.md" "${PROJECT_SOURC
               "${PROJECT_SOURCE_DIR}/runtime/OVERVIEW.md"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}")
 
-set(SKEIN_PACKAGE_LIBRARIES skein_runtime skein_trace_format skein_recorder)
-set_target_properties(skein_runtime PROPERTIES EXPORT_NAME runtime)
-set_target_properties(skein_trace_format PROPERTIES EXPORT_NAME trace_format)
-set_target_properties(skein_recorder PROPERTIES EXPORT_NAME recorder)
+set(SKEIN_PACKAGE_LIBRARIES skein_runtime skein_trace_format skein_output skein_capture skein_recorder
+    skein_import skein_store skein_export)
 foreach(library IN LISTS SKEIN_PACKAGE_LIBRARIES)
+  string(REGEX REPLACE "^skein_" "" export_name "${library}")
+  set_target_properties(${library} PROPERTIES EXPORT_NAME ${export_name})
   target_include_directories(${library} INTERFACE $<INSTALL_INTERFACE:${SKEIN_INSTALL_INCLUDEDIR}>)
 endforeach()
 # The headers need C++20 (concepts, coroutines, std::source_location).
@@ -65,7 +71,8 @@ install(FILES $<TARGET_OBJECTS:skein_trace_autostart> DESTINATION "${CMAKE_INSTA
         RENAME skein_trace_autostart.o)
 
 if(TARGET skein)
-  install(TARGETS skein RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+  # OPTIONAL: a build of the libraries alone installs without it.
+  install(TARGETS skein RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" OPTIONAL)
 endif()
 if(TARGET skein-view)
   # OPTIONAL: the package installs without it when it was not built.

@@ -18,7 +18,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "recorder/format/output_node.hpp"
+#include "recorder/output/output_node.hpp"
 
 namespace skein::capture {
 namespace {

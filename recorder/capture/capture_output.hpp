@@ -67,7 +67,7 @@
 
 #include "recorder/format/byte_sink.hpp"
 #include "recorder/format/diagnostic.hpp"
-#include "recorder/store/output_file.hpp"
+#include "recorder/output/output_file.hpp"
 
 namespace skein::capture {
 

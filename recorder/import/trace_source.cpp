@@ -1,5 +1,9 @@
-// trace_source.cpp — format detection and the Skein format's adapter; see
-// trace_source.hpp. The importers live in their own files.
+// trace_source.cpp — format detection: open_trace() reads until the first
+// bytes tell the format, then replays them to that format's source (one
+// folder each under import/). Invariants: detection never consumes input a
+// source will not see again (the bytes read are replayed, so line numbers
+// and offsets count from the file's start), and content that fits no format
+// is an error from next(), never from opening, as trace_source.hpp states.
 #include "recorder/import/trace_source.hpp"
 
 #include <algorithm>
@@ -7,52 +11,10 @@
 
 #include "recorder/import/ctf/ctf_importer.hpp"
 #include "recorder/import/mirage_sexp/mirage_sexp_importer.hpp"
-#include "recorder/format/trace_reader.hpp"
+#include "recorder/import/skein/skein_trace_source.hpp"
 
 namespace skein {
 namespace {
-
-// TraceReader behind the TraceSource interface: an adapter, the parsing is
-// TraceReader's. It copies the record (a few words: its strings stay views
-// into the reader's buffer), the header once the reader has it, and the
-// warnings the reader adds.
-class SkeinTraceSource final : public TraceSource {
- public:
-  SkeinTraceSource(std::unique_ptr<ByteSource> source, std::string name)
-      : TraceSource("skein", name), reader_(std::move(source), std::move(name)) {}
-
-  Step next() override {
-    const TraceReader::Step step = reader_.next();
-    if (!have_header_) {
-      if (const TraceHeader* h = reader_.header()) {
-        header_ = *h;
-        have_header_ = true;
-      }
-    }
-    if (reader_.warning_count() != warning_count_) {
-      const auto& all = reader_.warnings();
-      warnings_.insert(warnings_.end(),
-                       all.begin() + static_cast<std::ptrdiff_t>(warnings_.size()), all.end());
-      warning_count_ = reader_.warning_count();
-    }
-    truncated_ = reader_.truncated();
-    switch (step) {
-      case TraceReader::Step::record: record_ = reader_.record(); return Step::record;
-      case TraceReader::Step::error: error_ = reader_.error(); return Step::error;
-      case TraceReader::Step::end: break;
-    }
-    return Step::end;
-  }
-
-  std::uint64_t bytes_consumed() const override { return reader_.bytes_consumed(); }
-  Diagnostic record_location() const override {
-    return Diagnostic{Severity::warning, name(), reader_.line(), 0, {}};
-  }
-
- private:
-  TraceReader reader_;
-  bool have_header_ = false;
-};
 
 // A trace whose content is wrong before its format could be told: its
 // compressed data is corrupt, or it is empty, or its first bytes are in no
@@ -161,7 +123,7 @@ Result<std::unique_ptr<TraceSource>> open_trace_source(std::unique_ptr<ByteSourc
   std::unique_ptr<TraceSource> trace;
   switch (format) {
     case Format::skein:
-      trace = std::make_unique<SkeinTraceSource>(std::move(replayed), std::move(name));
+      trace = make_skein_trace_source(std::move(replayed), std::move(name));
       break;
     case Format::mirage_sexp:
       trace = std::make_unique<MirageSexpImporter>(std::move(replayed), std::move(name));

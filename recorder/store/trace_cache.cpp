@@ -17,7 +17,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "recorder/format/output_node.hpp"
+#include "recorder/output/output_node.hpp"
 
 namespace skein {
 namespace {

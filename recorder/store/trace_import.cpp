@@ -15,7 +15,7 @@
 
 #include "recorder/store/event_rows.hpp"
 #include "recorder/store/model_derivation.hpp"
-#include "recorder/store/output_file.hpp"
+#include "recorder/output/output_file.hpp"
 #include "recorder/store/store_writer.hpp"
 
 namespace skein {

@@ -1,5 +1,5 @@
 // output_path_command_test.cpp — `-o` as users give it, on the commands
-// that write (recorder/store/output_file.hpp decides for all of them): onto a
+// that write (recorder/output/output_file.hpp decides for all of them): onto a
 // character device made with mknod, a FIFO with a reader, a symbolic link
 // to a file, /dev/stdout; `import` refuses all of those (exit 2) and leaves
 // them as they were, `export` (and `render`) write through them. And onto

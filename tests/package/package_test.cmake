@@ -165,7 +165,8 @@ run_step("configuring Skein's libraries as ${other_type}" ${CMAKE_COMMAND} -S "$
          -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=${other_type}
          -DSKEIN_BUILD_VIEWER=OFF -DSKEIN_BUILD_TESTS=OFF -DSKEIN_BUILD_BENCH=OFF -DSKEIN_TRACE_HOOKS=${TRACE_HOOKS})
 run_step("building Skein's libraries as ${other_type}" ${CMAKE_COMMAND} --build "${other_build}" --parallel 2
-         --target skein_runtime skein_trace_format skein_recorder skein_trace_autostart)
+         --target skein_runtime skein_trace_format skein_output skein_capture skein_import skein_store
+         skein_export skein_trace_autostart)
 run_step("installing the ${other_type} libraries" ${CMAKE_COMMAND} --install "${other_build}"
          --prefix "${other_prefix}")
 check_cmake_consumers("${other_prefix}" "${other_type}")

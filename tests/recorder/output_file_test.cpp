@@ -1,4 +1,4 @@
-// output_file_test.cpp — where an output goes (recorder/store/output_file.hpp):
+// output_file_test.cpp — where an output goes (recorder/output/output_file.hpp):
 // the decision for every kind of node, at the library's level; the rename
 // landing only on what was checked, when the target changes while it is
 // written (pending_file.hpp, invariant 2); and replacing a database that
@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "recorder/store/output_file.hpp"
+#include "recorder/output/output_file.hpp"
 #include "tests/recorder/sqlite_child.hpp"
 #include "tests/support/store_query.hpp"
 

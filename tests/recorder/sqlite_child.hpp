@@ -1,5 +1,5 @@
 // sqlite_child.hpp — another program using a database, for the tests of
-// replacing one (recorder/store/database_replacement.hpp): a child process that
+// replacing one (recorder/output/database_replacement.hpp): a child process that
 // opens the database with SQLite's own library, runs a script, tells the
 // test it got there, and then waits to be killed. Killed with SIGKILL in
 // the middle of a write transaction, it leaves a hot journal, exactly as a

@@ -3,7 +3,7 @@
 // range grows over it.
 #include <catch2/catch.hpp>
 
-#include "viewer/timeline/thread_table.hpp"
+#include "viewer/analysis/thread_table.hpp"
 
 using namespace skein;
 

@@ -107,7 +107,7 @@
 #include <vector>
 
 #include "viewer/analysis/merge_groups.hpp"
-#include "viewer/timeline/thread_table.hpp"
+#include "viewer/analysis/thread_table.hpp"
 #include "viewer/analysis/trace_event.hpp"
 
 namespace skein {

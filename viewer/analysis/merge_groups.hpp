@@ -7,7 +7,7 @@
 // first, so a group's name does not change as it grows.
 #pragma once
 
-#include "viewer/timeline/thread_table.hpp"
+#include "viewer/analysis/thread_table.hpp"
 
 namespace skein {
 

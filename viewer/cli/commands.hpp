@@ -14,9 +14,11 @@ int run_info(const QStringList& args);
 int run_lint(const QStringList& args);
 int run_summary(const QStringList& args);
 int run_why(const QStringList& args);
+#if SKEIN_HAVE_RENDER
 int run_render(const QStringList& args);
 // `skein render` runs under a QGuiApplication (text needs one): main() hands
 // it the whole command line before making its QCoreApplication.
 int render_main(int argc, char** argv);
+#endif
 
 }  // namespace skein::cli

@@ -7,7 +7,7 @@
 //
 // A TRACE (any format) is opened through its cache database
 // (recorder/store/trace_cache.hpp). The output goes to standard output, or to
-// FILE (gzip-compressed when its name ends in .gz) as recorder/store/output_file.hpp
+// FILE (gzip-compressed when its name ends in .gz) as recorder/output/output_file.hpp
 // decides: a regular file or a new path is written under a temporary name
 // and renamed into place once complete, so a failed export never leaves half
 // a file; a device, a FIFO or a symbolic link (-o /dev/stdout) is written
@@ -19,7 +19,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "recorder/store/output_file.hpp"
+#include "recorder/output/output_file.hpp"
 #include "recorder/export/sexp_export.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"

@@ -6,7 +6,7 @@
 // TRACE.skein.db beside it, the file `skein info` and `skein summary` look
 // for first (recorder/store/trace_cache.hpp), so an explicit import fills their
 // cache. The import is atomic (a temporary file renamed into place, as
-// recorder/store/output_file.hpp decides for every output); SIGINT, SIGTERM and
+// recorder/output/output_file.hpp decides for every output); SIGINT, SIGTERM and
 // SIGHUP remove the temporary file (main.cpp installs the handlers). A DB
 // that is a device, a FIFO or a symbolic link is refused (exit 2), never
 // replaced.

@@ -1,11 +1,13 @@
 // main.cpp — `skein`, the command line of the Skein causality tracer.
 //
 // `skein COMMAND [options] ARGS`: each command parses its own options with
-// QCommandLineParser (command_line.hpp) and lives in its own file.
+// QCommandLineParser (command_line.hpp) and lives in its own file. `render`
+// is there only in a build with Qt Gui (SKEIN_HAVE_RENDER); every other
+// command needs Qt Core alone.
 #include <QCoreApplication>
 #include <string>
 
-#include "recorder/store/pending_file.hpp"
+#include "recorder/output/pending_file.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 
@@ -27,7 +29,9 @@ constexpr Command kCommands[] = {
      skein::cli::run_lint},
     {"summary", "threads grouped by label, kind or site, like strace -c", skein::cli::run_summary},
     {"why", "the chain of recorded causes behind a thread's act, or where a cause is missing", skein::cli::run_why},
+#if SKEIN_HAVE_RENDER
     {"render", "draw a trace's timeline to a PNG or SVG file", skein::cli::run_render},
+#endif
 };
 
 std::string general_help() {
@@ -49,7 +53,9 @@ std::string general_help() {
 }  // namespace
 
 int main(int argc, char** argv) {
+#if SKEIN_HAVE_RENDER
   if (argc > 1 && std::string(argv[1]) == "render") return skein::cli::render_main(argc, argv);
+#endif
   QCoreApplication app(argc, argv);
   QCoreApplication::setApplicationName(QStringLiteral("skein"));
   QCoreApplication::setApplicationVersion(QStringLiteral(SKEIN_VERSION));

@@ -11,7 +11,7 @@
 // that acted, its edges, the marker, and the suspect named on its row; a
 // database never linted is linted first and its findings stored, as `skein
 // lint` would, so the numbers are the ones `skein lint` prints. The image is encoded in memory
-// and written as recorder/store/output_file.hpp decides, like every `-o`: a
+// and written as recorder/output/output_file.hpp decides, like every `-o`: a
 // regular file or a new path is replaced atomically, a device, a FIFO or a
 // symbolic link is written through, never replaced. Painting text needs a
 // QGuiApplication, so main.cpp hands `render` to render_main(), which makes
@@ -24,7 +24,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "recorder/store/output_file.hpp"
+#include "recorder/output/output_file.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/cli/stored_lint_results.hpp"

@@ -3,7 +3,7 @@
 // the path. The kind comes from st_mode's S_IFMT bits alone, and st_dev and
 // st_ino are kept for same_node(). Also the fixed wording of node kinds for
 // messages.
-#include "recorder/format/output_node.hpp"
+#include "recorder/output/output_node.hpp"
 
 #include <sys/stat.h>
 

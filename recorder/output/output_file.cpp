@@ -5,7 +5,7 @@
 // other linked file is opened with O_TRUNC. A database's commit runs in
 // order: sync the temporary file, take the DatabaseReplacement lock, remove
 // the stale journals, rename; the lock is dropped only after the rename.
-#include "recorder/store/output_file.hpp"
+#include "recorder/output/output_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,7 +16,7 @@
 #include <cstring>
 #include <utility>
 
-#include "recorder/store/database_replacement.hpp"
+#include "recorder/output/database_replacement.hpp"
 
 namespace skein {
 namespace {

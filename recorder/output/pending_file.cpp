@@ -6,7 +6,7 @@
 // rename tries renameat2 (NOREPLACE onto nothing, EXCHANGE onto a file, the
 // swapped-out node checked and swapped back if not a regular file) up to
 // three times, or lstat then rename(2) where the flags are unsupported.
-#include "recorder/store/pending_file.hpp"
+#include "recorder/output/pending_file.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 // lock on the dead-man-switch byte would conflict, i.e. whether anyone holds
 // it. Locks are tried as OFD locks, falling back to classic ones on EINVAL;
 // the lock is dropped by closing the descriptor.
-#include "recorder/store/database_replacement.hpp"
+#include "recorder/output/database_replacement.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -18,7 +18,7 @@
 #include <thread>
 #include <utility>
 
-#include "recorder/format/output_node.hpp"
+#include "recorder/output/output_node.hpp"
 
 namespace skein {
 namespace {

@@ -43,8 +43,8 @@
 
 #include "recorder/format/byte_sink.hpp"
 #include "recorder/format/diagnostic.hpp"
-#include "recorder/format/output_node.hpp"
-#include "recorder/store/pending_file.hpp"
+#include "recorder/output/output_node.hpp"
+#include "recorder/output/pending_file.hpp"
 
 namespace skein {
 

@@ -51,7 +51,7 @@
 #include <string>
 
 #include "recorder/format/diagnostic.hpp"
-#include "recorder/format/output_node.hpp"
+#include "recorder/output/output_node.hpp"
 
 namespace skein {
 
