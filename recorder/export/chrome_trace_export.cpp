@@ -190,16 +190,13 @@ std::int64_t header_pid(TraceStore& store) {
 Status read_activation_extents(TraceStore& store, TrackTable& tracks) {
   auto q = store.database().prepare("SELECT thread, start, end FROM activations ORDER BY id");
   if (!q) return q.error();
-  for (;;) {
-    auto row = q.value().step();
-    if (!row) return row.error();
-    if (!row.value()) return {};
+  return q.value().for_each_row([&](SqliteStatement&) {
     Track& t = tracks.at(q.value().int64(0));
     const TimeNs start = q.value().int64(1);
     const TimeNs end = q.value().int64(2);
     if (t.first_start == kNoTime || start < t.first_start) t.first_start = start;
     if (t.last_end == kNoTime || end > t.last_end) t.last_end = end;
-  }
+  });
 }
 
 void write_thread_slice(ChromeWriter& w, const StoredThread& t, const Track& track, TimeNs end_time,
@@ -239,16 +236,13 @@ void write_thread_slice(ChromeWriter& w, const StoredThread& t, const Track& tra
 Status write_activations(TraceStore& store, ChromeWriter& w, TrackTable& tracks) {
   auto q = store.database().prepare("SELECT thread, start, end FROM activations ORDER BY id");
   if (!q) return q.error();
-  for (;;) {
-    auto row = q.value().step();
-    if (!row) return row.error();
-    if (!row.value()) return {};
+  return q.value().for_each_row([&](SqliteStatement&) {
     const TimeNs start = q.value().int64(1);
     w.begin('X', tracks.at(q.value().int64(0)).tid);
     w.ts(start);
     w.dur(std::max<TimeNs>(q.value().int64(2) - start, 0));
     w.json().raw(",\"cat\":\"run\",\"name\":\"run\"}");
-  }
+  });
 }
 
 // One pass over the events: edges, labels, counters, idle, gc, lost.
@@ -261,20 +255,16 @@ class EventPass {
     auto q = store.database().prepare(
         "SELECT id, time, head, actor, target, value, text FROM events WHERE time IS NOT NULL ORDER BY id");
     if (!q) return q.error();
-    SqliteStatement& s = q.value();
-    for (;;) {
-      auto row = s.step();
-      if (!row) return row.error();
-      if (!row.value()) break;
+    const Status walked = q.value().for_each_row([&](SqliteStatement& s) {
       const std::int64_t id = s.int64(0);
       const TimeNs time = s.int64(1);
       const std::int64_t head = s.int64(2);
       close_idle(time);
       if (const std::string_view kind = edge_kind(head); !kind.empty()) {
-        if (s.is_null(3) || s.is_null(4)) continue;
+        if (s.is_null(3) || s.is_null(4)) return;
         edge(id, time, head, kind, s.int64(3), s.int64(4), s.optional_int64(5),
              s.is_null(6) ? std::optional<std::string_view>() : s.text(6));
-        continue;
+        return;
       }
       switch (static_cast<RecordHead>(head)) {
         case RecordHead::label:
@@ -315,7 +305,8 @@ class EventPass {
           break;
         default: break;
       }
-    }
+    });
+    if (!walked.ok()) return walked;
     if (end_time_ != kNoTime) close_idle(end_time_);
     announce_new_tracks();
     return {};

@@ -188,10 +188,7 @@ Result<std::uint64_t> export_sexp(TraceStore& store, std::unique_ptr<ByteSink> s
   writer.write_header(header.value());
   RecordRebuilder rebuilder(site_by_id);
   std::uint64_t records = 0;
-  for (;;) {
-    auto step = q.step();
-    if (!step) return step.error();
-    if (!step.value()) break;
+  const Status walked = q.for_each_row([&](SqliteStatement&) -> Status {
     EventRowView row;
     row.id = q.int64(0);
     row.time = q.optional_int64(1);
@@ -205,7 +202,9 @@ Result<std::uint64_t> export_sexp(TraceStore& store, std::unique_ptr<ByteSink> s
       return file_error(store.path(), "event " + std::to_string(row.id) + ": " + rebuilder.problem());
     writer.write(*record);
     ++records;
-  }
+    return {};
+  });
+  if (!walked.ok()) return walked.error();
   if (Status s = writer.finish(); !s.ok()) return s.error();
   return records;
 }

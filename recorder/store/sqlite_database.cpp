@@ -153,6 +153,27 @@ Result<std::int64_t> SqliteDatabase::query_int(std::string_view sql) {
   return stmt.value().int64(0);
 }
 
+Result<std::string> SqliteDatabase::column_names(std::string_view table) {
+  auto q = prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid");
+  if (!q) return q.error();
+  q.value().bind(1, table);
+  std::string found;
+  const Status walked = q.value().for_each_row([&](SqliteStatement& row) {
+    if (!found.empty()) found += ',';
+    found += row.text(0);
+  });
+  if (!walked.ok()) return walked.error();
+  return found;
+}
+
+bool SqliteDatabase::has_table(std::string_view name) {
+  auto q = prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1");
+  if (!q) return false;
+  q.value().bind(1, name);
+  auto row = q.value().step();
+  return row && row.value();
+}
+
 Status SqliteDatabase::close() {
   if (db_ == nullptr) return {};
   if (sqlite3_close(db_) != SQLITE_OK) {

@@ -24,6 +24,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include "recorder/format/diagnostic.hpp"
 
@@ -59,6 +61,16 @@ class SqliteDatabase {
   [[nodiscard]] Result<SqliteStatement> prepare(std::string_view sql);
   // The single integer a query such as `PRAGMA user_version` returns.
   [[nodiscard]] Result<std::int64_t> query_int(std::string_view sql);
+  // Prepares `sql` (no parameters) and walks its rows as
+  // SqliteStatement::for_each_row does.
+  template <class OnRow>
+  [[nodiscard]] Status for_each_row(std::string_view sql, OnRow&& on_row);
+  // The columns of table `name`, in order, joined by commas ("" when there
+  // is no such table): what a schema check compares with the expected list.
+  [[nodiscard]] Result<std::string> column_names(std::string_view table);
+  // Whether the schema defines a table named `name` (false also when the
+  // schema cannot be read: a caller then meets the error on its own query).
+  [[nodiscard]] bool has_table(std::string_view name);
 
   // Closes the connection, reporting a failure to close (unfinalized
   // statements are a bug; a failed final write is not).
@@ -103,6 +115,14 @@ class SqliteStatement {
   [[nodiscard]] Status run();
   void reset();
 
+  // Steps through the remaining rows, calling on_row(*this) on each, with
+  // the statement on that row. on_row returns void, bool (false: stop here,
+  // with no error) or Status (a failed one stops the walk and is returned).
+  // A failed step is returned too; otherwise the result is ok. The
+  // statement is left where the walk stopped: reset() it to run it again.
+  template <class OnRow>
+  [[nodiscard]] Status for_each_row(OnRow&& on_row);
+
   [[nodiscard]] int column_count() const;
   [[nodiscard]] bool is_null(int column) const;
   [[nodiscard]] std::int64_t int64(int column) const;
@@ -119,5 +139,30 @@ class SqliteStatement {
   sqlite3_stmt* stmt_ = nullptr;
   std::string name_;  // the database's, for messages
 };
+
+template <class OnRow>
+Status SqliteStatement::for_each_row(OnRow&& on_row) {
+  for (;;) {
+    auto row = step();
+    if (!row) return row.error();
+    if (!row.value()) return {};
+    using Returned = decltype(on_row(*this));
+    if constexpr (std::is_void_v<Returned>) {
+      on_row(*this);
+    } else if constexpr (std::is_same_v<Returned, bool>) {
+      if (!on_row(*this)) return {};
+    } else {
+      static_assert(std::is_same_v<Returned, Status>, "on_row returns void, bool or Status");
+      if (Status s = on_row(*this); !s.ok()) return s;
+    }
+  }
+}
+
+template <class OnRow>
+Status SqliteDatabase::for_each_row(std::string_view sql, OnRow&& on_row) {
+  auto q = prepare(sql);
+  if (!q) return q.error();
+  return q.value().for_each_row(std::forward<OnRow>(on_row));
+}
 
 }  // namespace skein

@@ -159,8 +159,6 @@ Status check_store_schema(SqliteDatabase& db) {
 
   auto object = db.prepare("SELECT type, sql FROM sqlite_schema WHERE name = ?1");
   if (!object) return object.error();
-  auto columns = db.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid");
-  if (!columns) return columns.error();
   for (const auto& o : kObjects) {
     SqliteStatement& q = object.value();
     q.bind(1, o.name);
@@ -177,20 +175,9 @@ Status check_store_schema(SqliteDatabase& db) {
       return not_skein(db, "'" + std::string(o.name) + "' is a " + type + ", expected a " +
                                std::string(o.type));
     if (o.type == "table") {
-      SqliteStatement& c = columns.value();
-      c.bind(1, o.name);
-      std::string found;
-      for (;;) {
-        auto r = c.step();
-        if (!r) {
-          c.reset();
-          return r.error();
-        }
-        if (!r.value()) break;
-        if (!found.empty()) found += ',';
-        found += c.text(0);
-      }
-      c.reset();
+      auto listed = db.column_names(o.name);
+      if (!listed) return listed.error();
+      const std::string& found = listed.value();
       if (found != o.columns)
         return not_skein(db, "table '" + std::string(o.name) + "' has columns (" + found +
                                  "), expected (" + std::string(o.columns) + ")");

@@ -122,18 +122,16 @@ Status check_meta_times(SqliteDatabase& db) {
       "WHERE key IN ('first_time', 'end_time') ORDER BY key DESC");
   if (!q) return q.error();
   std::optional<TimeNs> first, end;
-  for (;;) {
-    auto row = q.value().step();
-    if (!row) return row.error();
-    if (!row.value()) break;
-    SqliteStatement& s = q.value();
+  const Status walked = q.value().for_each_row([&](SqliteStatement& s) -> Status {
     const std::string key(s.text(0));
     const bool integer = s.int64(1) != 0;
     const TimeNs value = integer ? s.int64(3) : 0;
     if (!integer || !is_valid_time(value))
       return damaged(db, "meta " + key + " is " + std::string(s.text(2)) + " (" + rule_text(Rule::time) + ")");
     (key == "first_time" ? first : end) = value;
-  }
+    return {};
+  });
+  if (!walked.ok()) return walked;
   if (first && end && *first > *end)
     return damaged(db, "meta first_time " + std::to_string(*first) + " is after end_time " +
                            std::to_string(*end));

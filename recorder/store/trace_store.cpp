@@ -41,12 +41,10 @@ Result<std::vector<std::pair<std::string, std::string>>> TraceStore::meta() {
   auto q = db_.prepare("SELECT key, CAST(value AS TEXT) FROM meta ORDER BY key");
   if (!q) return q.error();
   std::vector<std::pair<std::string, std::string>> out;
-  for (;;) {
-    auto row = q.value().step();
-    if (!row) return row.error();
-    if (!row.value()) break;
+  const Status walked = q.value().for_each_row([&](SqliteStatement&) {
     out.emplace_back(std::string(q.value().text(0)), std::string(q.value().text(1)));
-  }
+  });
+  if (!walked.ok()) return walked.error();
   return out;
 }
 
@@ -54,12 +52,10 @@ Result<std::vector<HeadCount>> TraceStore::record_counts() {
   auto q = db_.prepare("SELECT name, records FROM heads ORDER BY id");
   if (!q) return q.error();
   std::vector<HeadCount> out;
-  for (;;) {
-    auto row = q.value().step();
-    if (!row) return row.error();
-    if (!row.value()) break;
+  const Status walked = q.value().for_each_row([&](SqliteStatement&) {
     out.push_back(HeadCount{std::string(q.value().text(0)), static_cast<std::uint64_t>(q.value().int64(1))});
-  }
+  });
+  if (!walked.ok()) return walked.error();
   return out;
 }
 
@@ -70,10 +66,7 @@ Result<std::vector<StoredThread>> TraceStore::threads() {
   if (!q) return q.error();
   SqliteStatement& s = q.value();
   std::vector<StoredThread> out;
-  for (;;) {
-    auto row = s.step();
-    if (!row) return row.error();
-    if (!row.value()) break;
+  const Status walked = s.for_each_row([&](SqliteStatement&) {
     StoredThread t;
     t.id = s.int64(0);
     t.parent = s.optional_int64(1);
@@ -89,7 +82,8 @@ Result<std::vector<StoredThread>> TraceStore::threads() {
     t.run_time = s.int64(11);
     t.implicit = s.int64(12) != 0;
     out.push_back(std::move(t));
-  }
+  });
+  if (!walked.ok()) return walked.error();
   return out;
 }
 
@@ -108,13 +102,11 @@ Result<std::vector<StoredSite>> TraceStore::sites() {
   auto q = db_.prepare("SELECT id, file, line, function FROM sites ORDER BY id");
   if (!q) return q.error();
   std::vector<StoredSite> out;
-  for (;;) {
-    auto row = q.value().step();
-    if (!row) return row.error();
-    if (!row.value()) break;
+  const Status walked = q.value().for_each_row([&](SqliteStatement&) {
     out.push_back(StoredSite{q.value().int64(0), std::string(q.value().text(1)), q.value().int64(2),
                              std::string(q.value().text(3))});
-  }
+  });
+  if (!walked.ok()) return walked.error();
   return out;
 }
 
@@ -122,13 +114,11 @@ Result<std::vector<StoredWarning>> TraceStore::warnings() {
   auto q = db_.prepare("SELECT kind, event, message FROM warnings ORDER BY id");
   if (!q) return q.error();
   std::vector<StoredWarning> out;
-  for (;;) {
-    auto row = q.value().step();
-    if (!row) return row.error();
-    if (!row.value()) break;
+  const Status walked = q.value().for_each_row([&](SqliteStatement&) {
     out.push_back(StoredWarning{std::string(q.value().text(0)), q.value().optional_int64(1),
                                 std::string(q.value().text(2))});
-  }
+  });
+  if (!walked.ok()) return walked.error();
   return out;
 }
 

@@ -8,6 +8,9 @@
 // A rebuildable (cache) database is written with synchronous = OFF.
 #include "viewer/analysis/anomaly_table.hpp"
 
+#include <algorithm>
+
+#include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/sqlite_database.hpp"
 #include "viewer/analysis/transfer_table.hpp"
 
@@ -16,28 +19,11 @@ namespace {
 
 constexpr std::string_view kColumns = "id,rule,severity,time,thread,from_thread,suspect,event,grouping,message";
 
-Result<std::string> columns_of(SqliteDatabase& db, std::string_view table) {
-  auto columns = db.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid");
-  if (!columns) return columns.error();
-  columns.value().bind(1, table);
-  std::string found;
-  for (;;) {
-    auto row = columns.value().step();
-    if (!row) return row.error();
-    if (!row.value()) break;
-    if (!found.empty()) found += ',';
-    found += columns.value().text(0);
-  }
-  return found;
-}
-
 Status write(SqliteDatabase& db, const std::vector<LintFinding>& findings) {
-  auto exists = db.query_int("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'anomalies'");
-  if (!exists) return exists.error();
-  if (exists.value() == 0) {
+  if (!db.has_table("anomalies")) {
     if (Status s = db.exec(kAnomaliesTableSql); !s.ok()) return s;
   } else {
-    auto found = columns_of(db, "anomalies");
+    auto found = db.column_names("anomalies");
     if (!found) return found.error();
     if (found.value() != kColumns)
       return file_error(db.name(), "cannot store the findings: its table 'anomalies' has columns (" + found.value() +
@@ -107,13 +93,54 @@ Status store_transfers(const std::string& database_path, std::vector<ControlTran
 
 Result<LintResultsPresent> lint_results_present(SqliteDatabase& db) {
   LintResultsPresent present;
-  auto findings = columns_of(db, "anomalies");
+  auto findings = db.column_names("anomalies");
   if (!findings) return findings.error();
   present.findings = findings.value() == kColumns;
-  auto causes = columns_of(db, "transfers");
+  auto causes = db.column_names("transfers");
   if (!causes) return causes.error();
   present.causes = causes.value() == kTransfersColumns;
   return present;
+}
+
+std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db) {
+  if (!db.has_table("anomalies")) return {};
+  auto listed = db.column_names("anomalies");
+  if (!listed) return {};
+  std::vector<std::string> columns;
+  for (std::size_t begin = 0; begin < listed.value().size();) {
+    const std::size_t comma = std::min(listed.value().find(',', begin), listed.value().size());
+    columns.push_back(listed.value().substr(begin, comma - begin));
+    begin = comma + 1;
+  }
+  const auto has = [&](std::string_view c) { return std::find(columns.begin(), columns.end(), c) != columns.end(); };
+  const char* time = has("time") ? "time" : has("time_ns") ? "time_ns" : nullptr;
+  const char* from = has("from_thread") ? "from_thread" : has("from") ? "\"from\"" : "NULL";
+  if (!time || !has("thread") || !has("rule") || !has("message")) return {};
+  const char* suspect = has("suspect") ? "suspect" : "NULL";
+  const char* severity = has("severity") ? "severity" : "NULL";
+  const char* event = has("event") ? "event" : "NULL";
+  const char* number = has("id") ? "id" : "NULL";
+  const std::string sql = std::string("SELECT ") + time + ", thread, " + from + ", rule, message, " + suspect + ", " +
+                          severity + ", " + event + ", " + number + " FROM anomalies ORDER BY " + time;
+  std::vector<StoredFinding> found;
+  const Status s = db.for_each_row(sql, [&](SqliteStatement& q) {
+    // The table is not part of the store's checked schema: a time past the
+    // format's limits is skipped here, where it is read.
+    if (q.is_null(0) || !is_valid_time(q.int64(0))) return;
+    StoredFinding f;
+    f.time = q.int64(0);
+    f.thread = q.optional_int64(1);
+    f.from = q.optional_int64(2);
+    f.rule = q.optional_text(3).value_or("");
+    f.message = q.optional_text(4).value_or("");
+    f.suspect = q.optional_int64(5);
+    f.severity = q.optional_text(6).value_or("");
+    f.event = q.optional_int64(7).value_or(-1);
+    f.number = q.optional_int64(8).value_or(0);
+    found.push_back(std::move(f));
+  });
+  if (!s.ok()) return {};
+  return found;
 }
 
 }  // namespace skein

@@ -12,12 +12,17 @@
 // A cache database is rebuilt from scratch when its trace changes, so its
 // findings never outlive the trace they were found in.
 //
+// Reading is here too (read_stored_findings), so the table has one
+// definition: its SQL, its columns, the spellings older databases used.
+//
 // Invariants: a table named `anomalies` or `transfers` with other columns
 // (a user's own) is left alone and storing fails with a message saying so;
-// rows are written through prepared statements only.
+// reading such a table yields no findings, never an error; rows are written
+// and read through prepared statements only.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,5 +63,25 @@ struct LintResultsPresent {
   bool causes = false;
 };
 [[nodiscard]] Result<LintResultsPresent> lint_results_present(SqliteDatabase& db);
+
+// One row of `anomalies` as stored: thread ids as the trace has them.
+struct StoredFinding {
+  TimeNs time = 0;
+  std::optional<std::int64_t> thread;
+  std::optional<std::int64_t> from;
+  std::optional<std::int64_t> suspect;
+  std::string rule;
+  std::string message;
+  std::string severity;  // "" when an older table has no such column
+  std::int64_t event = -1;  // events.id of the record it names; -1: none
+  std::int64_t number = 0;  // the finding's #N; 0 when the table has no id
+};
+
+// The stored findings, by time. Read defensively: the table belongs to the
+// lints and may be absent, or a user's own table of that name; its columns
+// are checked first, and anything unexpected means no findings. Older
+// spellings of two columns (time_ns, "from") are accepted. A row whose time
+// is past the format's limits is skipped.
+[[nodiscard]] std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db);
 
 }  // namespace skein

@@ -14,21 +14,6 @@ std::optional<std::int64_t> thread_or_null(ThreadId t) {
   return t == kNoThread ? std::nullopt : std::optional<std::int64_t>(t);
 }
 
-Result<std::string> columns_of(SqliteDatabase& db, std::string_view table) {
-  auto columns = db.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid");
-  if (!columns) return columns.error();
-  columns.value().bind(1, table);
-  std::string found;
-  for (;;) {
-    auto row = columns.value().step();
-    if (!row) return row.error();
-    if (!row.value()) break;
-    if (!found.empty()) found += ',';
-    found += columns.value().text(0);
-  }
-  return found;
-}
-
 }  // namespace
 
 TransferKind transfer_kind(const ControlTransfer& t) {
@@ -41,14 +26,12 @@ Result<MergeGroups> merge_group_roots(SqliteDatabase& db) {
   MergeGroups groups;
   auto merges = db.prepare("SELECT id, merged_into FROM threads WHERE merged_into IS NOT NULL");
   if (!merges) return merges.error();
-  for (;;) {
-    auto row = merges.value().step();
-    if (!row) return row.error();
-    if (!row.value()) break;
+  const Status walked = merges.value().for_each_row([&](SqliteStatement&) {
     const ThreadId a = merges.value().int64(0);
     const ThreadId b = merges.value().int64(1);
     if (a != kScheduler && b != kScheduler) groups.merge(a, b);
-  }
+  });
+  if (!walked.ok()) return walked.error();
   return groups;
 }
 
@@ -63,7 +46,7 @@ Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfer
     create.insert(std::string("CREATE TABLE ").size(), prefix);
     if (Status s = db.exec(create); !s.ok()) return s;
   } else {
-    auto found = columns_of(db, "transfers");
+    auto found = db.column_names("transfers");
     if (!found) return found.error();
     if (found.value() != kColumns)
       return file_error(db.name(), "cannot store the causes: its table 'transfers' has columns (" + found.value() +
@@ -114,7 +97,7 @@ Result<std::optional<TransferLookup>> TransferLookup::open(SqliteDatabase& db) {
   auto exists = db.query_int("SELECT count(*) FROM pragma_table_list WHERE name = 'transfers' AND type = 'table'");
   if (!exists) return exists.error();
   if (exists.value() == 0) return std::optional<TransferLookup>();
-  auto found = columns_of(db, "transfers");
+  auto found = db.column_names("transfers");
   if (!found) return found.error();
   if (found.value() != kColumns) return std::optional<TransferLookup>();
   auto at = db.prepare(

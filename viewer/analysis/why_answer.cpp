@@ -192,30 +192,29 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
       s.back_q.bind(1, upto);
       s.back_q.bind(2, begin);
       std::size_t scanned = 0;
-      for (;;) {
-        auto row = s.back_q.step();
-        if (!row) {
-          s.back_q.reset();
-          return row.error();
-        }
-        if (!row.value() || ++scanned > 200'000) break;
-        const std::int64_t id = s.back_q.int64(0);
-        const TimeNs time = s.back_q.optional_int64(1).value_or(0);
-        const auto head = static_cast<RecordHead>(s.back_q.int64(2));
-        const ThreadId by = s.back_q.optional_int64(3).value_or(kNoThread);
-        if (time > question.at || head == RecordHead::label) continue;
-        if (by == subject || s.same_group(by, subject)) {
-          auto e = s.event(id);
-          if (!e) {
-            s.back_q.reset();
-            return e.error();
-          }
+      // Walks back to the subject's latest record by then; stops there, or
+      // after 200,000 records (a long run is asked about at its start).
+      Status failed;
+      const Status walked = s.back_q.for_each_row([&](SqliteStatement& row) {
+        if (++scanned > 200'000) return false;
+        const std::int64_t id = row.int64(0);
+        const TimeNs time = row.optional_int64(1).value_or(0);
+        const auto head = static_cast<RecordHead>(row.int64(2));
+        const ThreadId by = row.optional_int64(3).value_or(kNoThread);
+        if (time > question.at || head == RecordHead::label) return true;
+        if (by != subject && !s.same_group(by, subject)) return true;
+        auto e = s.event(id);
+        if (!e) {
+          failed = e.error();
+        } else {
           r = std::move(e.value());
           actor = by;
-          break;
         }
-      }
+        return false;
+      });
       s.back_q.reset();
+      if (!walked.ok()) return walked.error();
+      if (!failed.ok()) return failed.error();
       if (!r) {  // a long run: ask about its start, the transfer itself
         auto e = s.event(begin);
         if (!e) return e.error();

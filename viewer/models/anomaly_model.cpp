@@ -2,8 +2,8 @@
 // (so by name), each group keeping its findings in data.anomalies order and
 // the most severe severity among them, then stable-sorts the groups by
 // severity rank and LintRuleId (unknown rules last), so ties stay by name.
-// Rule rows are top-level items (internalId 0); a rule's findings have
-// internalId rule row + 1, so parent() needs no lookup. Hiding a rule emits
+// Rule rows are TreeModel's top rows (internalId 0); a rule's findings are
+// its child rows (internalId rule row + 1). Hiding a rule emits
 // dataChanged for its row and all its findings (check state, grey text).
 #include "viewer/models/anomaly_model.hpp"
 
@@ -32,7 +32,7 @@ int rule_rank(const std::string& rule) {
 
 }  // namespace
 
-AnomalyModel::AnomalyModel(QObject* parent) : QAbstractItemModel(parent) {}
+AnomalyModel::AnomalyModel(QObject* parent) : TreeModel(parent) {}
 
 void AnomalyModel::set_data(std::shared_ptr<const TimelineData> data) {
   beginResetModel();
@@ -84,11 +84,10 @@ void AnomalyModel::set_hidden_rules(const QStringList& rules) {
 }
 
 void AnomalyModel::changed_rule(std::size_t g) {
-  const QModelIndex rule = createIndex(static_cast<int>(g), 0, quintptr(0));
-  emit dataChanged(rule, createIndex(static_cast<int>(g), ColumnCount - 1, quintptr(0)));
+  const int rule = static_cast<int>(g);
+  emit dataChanged(top_index(rule, 0), top_index(rule, ColumnCount - 1));
   const int n = static_cast<int>(groups_[g].findings.size());
-  if (n > 0)
-    emit dataChanged(createIndex(0, 0, quintptr(g + 1)), createIndex(n - 1, ColumnCount - 1, quintptr(g + 1)));
+  if (n > 0) emit dataChanged(child_index(rule, 0, 0), child_index(rule, n - 1, ColumnCount - 1));
 }
 
 QStringList AnomalyModel::hidden_rules() const {
@@ -117,28 +116,10 @@ QModelIndex AnomalyModel::rule_index(const QString& rule, int column) const {
   return {};
 }
 
-QModelIndex AnomalyModel::index(int row, int column, const QModelIndex& parent) const {
-  if (row < 0 || column < 0 || column >= ColumnCount) return {};
-  if (!parent.isValid()) {
-    if (static_cast<std::size_t>(row) >= groups_.size()) return {};
-    return createIndex(row, column, quintptr(0));
-  }
-  if (parent.internalId() != 0 || parent.column() != 0) return {};
-  const auto g = static_cast<std::size_t>(parent.row());
-  if (g >= groups_.size() || static_cast<std::size_t>(row) >= groups_[g].findings.size()) return {};
-  return createIndex(row, column, quintptr(g + 1));
-}
+int AnomalyModel::top_row_count() const { return static_cast<int>(groups_.size()); }
 
-QModelIndex AnomalyModel::parent(const QModelIndex& child) const {
-  if (!child.isValid() || child.internalId() == 0) return {};
-  return createIndex(static_cast<int>(child.internalId() - 1), 0, quintptr(0));
-}
-
-int AnomalyModel::rowCount(const QModelIndex& parent) const {
-  if (!parent.isValid()) return static_cast<int>(groups_.size());
-  if (parent.internalId() != 0 || parent.column() != 0) return 0;
-  const auto g = static_cast<std::size_t>(parent.row());
-  return g < groups_.size() ? static_cast<int>(groups_[g].findings.size()) : 0;
+int AnomalyModel::child_row_count(int rule) const {
+  return static_cast<int>(groups_[static_cast<std::size_t>(rule)].findings.size());
 }
 
 int AnomalyModel::columnCount(const QModelIndex&) const { return ColumnCount; }
@@ -150,8 +131,8 @@ QVariant AnomalyModel::thread_id(std::int32_t index) const {
 
 QVariant AnomalyModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !data_) return {};
-  const bool is_rule = index.internalId() == 0;
-  const auto g = static_cast<std::size_t>(is_rule ? index.row() : static_cast<int>(index.internalId() - 1));
+  const bool is_rule = is_top_row(index);
+  const auto g = static_cast<std::size_t>(top_row_of(index));
   if (g >= groups_.size()) return {};
   const RuleGroup& group = groups_[g];
   const bool hidden = hidden_.contains(group.rule);
@@ -201,7 +182,7 @@ QVariant AnomalyModel::data(const QModelIndex& index, int role) const {
 }
 
 bool AnomalyModel::setData(const QModelIndex& index, const QVariant& value, int role) {
-  if (!index.isValid() || index.internalId() != 0 || index.column() != WhatColumn || role != Qt::CheckStateRole)
+  if (!index.isValid() || !is_top_row(index) || index.column() != WhatColumn || role != Qt::CheckStateRole)
     return false;
   const auto g = static_cast<std::size_t>(index.row());
   if (g >= groups_.size()) return false;
@@ -220,10 +201,8 @@ QVariant AnomalyModel::headerData(int section, Qt::Orientation orientation, int 
 }
 
 Qt::ItemFlags AnomalyModel::flags(const QModelIndex& index) const {
-  if (!index.isValid()) return Qt::NoItemFlags;
-  Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
-  if (index.internalId() == 0 && index.column() == WhatColumn) f |= Qt::ItemIsUserCheckable;
-  if (index.internalId() != 0) f |= Qt::ItemNeverHasChildren;
+  Qt::ItemFlags f = TreeModel::flags(index);
+  if (index.isValid() && is_top_row(index) && index.column() == WhatColumn) f |= Qt::ItemIsUserCheckable;
   return f;
 }
 

@@ -19,23 +19,24 @@
 // then in the lints' own order (LintRuleId, most severe first), then by
 // name for rules this build does not know.
 //
-// Invariants: a tree of depth 2; data changes are model resets; hiding a
+// Invariants: a tree of depth 2 (a TreeModel: rules are its top rows,
+// findings their child rows); data changes are model resets; hiding a
 // rule changes only check state and colours (dataChanged), never the
 // rows; the hidden rules are kept by name across traces, like a
 // preference; hidden_rules() is sorted.
 #pragma once
 
-#include <QAbstractItemModel>
 #include <QSet>
 #include <QStringList>
 #include <memory>
 #include <vector>
 
+#include "viewer/models/tree_model.hpp"
 #include "viewer/timeline/timeline_data.hpp"
 
 namespace skein {
 
-class AnomalyModel : public QAbstractItemModel {
+class AnomalyModel : public TreeModel {
   Q_OBJECT
 
  public:
@@ -63,9 +64,6 @@ class AnomalyModel : public QAbstractItemModel {
   [[nodiscard]] QStringList rules() const;
   [[nodiscard]] QModelIndex rule_index(const QString& rule, int column = 0) const;
 
-  [[nodiscard]] QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
-  [[nodiscard]] QModelIndex parent(const QModelIndex& child) const override;
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
   [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
   [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
@@ -74,6 +72,10 @@ class AnomalyModel : public QAbstractItemModel {
 
  signals:
   void hidden_rules_changed(const QStringList& rules);
+
+ protected:
+  [[nodiscard]] int top_row_count() const override;
+  [[nodiscard]] int child_row_count(int rule) const override;
 
  private:
   struct RuleGroup {

@@ -3,8 +3,9 @@
 // (field, value) pair plus an optional thread index or site URL, so data()
 // only reads. Sections come in a fixed order: Thread, Timing, then the list
 // sections, each capped at kMaxRowsPerSection rows plus one "… N more" row.
-// Sections are top-level items (internalId 0); a section's rows have
-// internalId section + 1, so parent() needs no pointers into the storage.
+// Sections are TreeModel's top rows (internalId 0); a section's rows are
+// its child rows (internalId section + 1), so no index points into the
+// storage.
 #include "viewer/models/thread_details_model.hpp"
 
 #include <QDir>
@@ -20,7 +21,7 @@ QString duration(TimeNs ns) { return qs(format_duration_ns(ns)); }
 
 }  // namespace
 
-ThreadDetailsModel::ThreadDetailsModel(QObject* parent) : QAbstractItemModel(parent) {}
+ThreadDetailsModel::ThreadDetailsModel(QObject* parent) : TreeModel(parent) {}
 
 QString ThreadDetailsModel::section_title(Section section) {
   switch (section) {
@@ -169,40 +170,22 @@ void ThreadDetailsModel::rebuild() {
 
 QModelIndex ThreadDetailsModel::section_index(Section section) const {
   for (std::size_t s = 0; s < sections_.size(); ++s)
-    if (sections_[s].section == section) return createIndex(static_cast<int>(s), 0, quintptr(0));
+    if (sections_[s].section == section) return top_index(static_cast<int>(s), 0);
   return {};
 }
 
-QModelIndex ThreadDetailsModel::index(int row, int column, const QModelIndex& parent) const {
-  if (row < 0 || column < 0 || column >= ColumnCount) return {};
-  if (!parent.isValid()) {
-    if (static_cast<std::size_t>(row) >= sections_.size()) return {};
-    return createIndex(row, column, quintptr(0));
-  }
-  if (parent.internalId() != 0 || parent.column() != 0) return {};
-  const auto s = static_cast<std::size_t>(parent.row());
-  if (s >= sections_.size() || static_cast<std::size_t>(row) >= sections_[s].rows.size()) return {};
-  return createIndex(row, column, quintptr(s + 1));
-}
+int ThreadDetailsModel::top_row_count() const { return static_cast<int>(sections_.size()); }
 
-QModelIndex ThreadDetailsModel::parent(const QModelIndex& child) const {
-  if (!child.isValid() || child.internalId() == 0) return {};
-  return createIndex(static_cast<int>(child.internalId() - 1), 0, quintptr(0));
-}
-
-int ThreadDetailsModel::rowCount(const QModelIndex& parent) const {
-  if (!parent.isValid()) return static_cast<int>(sections_.size());
-  if (parent.internalId() != 0 || parent.column() != 0) return 0;
-  const auto s = static_cast<std::size_t>(parent.row());
-  return s < sections_.size() ? static_cast<int>(sections_[s].rows.size()) : 0;
+int ThreadDetailsModel::child_row_count(int section) const {
+  return static_cast<int>(sections_[static_cast<std::size_t>(section)].rows.size());
 }
 
 int ThreadDetailsModel::columnCount(const QModelIndex&) const { return ColumnCount; }
 
 QVariant ThreadDetailsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !data_) return {};
-  if (index.internalId() == 0) {
-    const auto s = static_cast<std::size_t>(index.row());
+  const auto s = static_cast<std::size_t>(top_row_of(index));
+  if (is_top_row(index)) {
     if (s >= sections_.size()) return {};
     const SectionRows& section = sections_[s];
     switch (role) {
@@ -211,7 +194,6 @@ QVariant ThreadDetailsModel::data(const QModelIndex& index, int role) const {
       default: return {};
     }
   }
-  const auto s = static_cast<std::size_t>(index.internalId() - 1);
   if (s >= sections_.size() || static_cast<std::size_t>(index.row()) >= sections_[s].rows.size()) return {};
   const Row& row = sections_[s].rows[static_cast<std::size_t>(index.row())];
   switch (role) {
@@ -238,13 +220,6 @@ QVariant ThreadDetailsModel::headerData(int section, Qt::Orientation orientation
   if (section == FieldColumn) return tr("Field");
   if (section == ValueColumn) return tr("Value");
   return {};
-}
-
-Qt::ItemFlags ThreadDetailsModel::flags(const QModelIndex& index) const {
-  if (!index.isValid()) return Qt::NoItemFlags;
-  Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
-  if (index.internalId() != 0) f |= Qt::ItemNeverHasChildren;
-  return f;
 }
 
 }  // namespace skein

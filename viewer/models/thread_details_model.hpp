@@ -12,27 +12,27 @@
 // QUrl::fromLocalFile; a relative file resolves against the current
 // directory) and SiteLineRole (int) for "Open in editor".
 //
-// Invariants: the model is a tree of depth 2 (sections, then rows; rows
-// have no children); every change is a model reset (a thread is shown or
+// Invariants: the model is a tree of depth 2 (a TreeModel: sections are
+// its top rows, their rows its child rows, which have no children); every change is a model reset (a thread is shown or
 // the data changes), so views and proxies never see partial updates;
 // with no data or no thread there are no rows. A section lists at most
 // kMaxRowsPerSection rows, then one "… N more" row (the copied text has
 // them all).
 #pragma once
 
-#include <QAbstractItemModel>
 #include <QString>
 #include <QUrl>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "viewer/models/tree_model.hpp"
 #include "viewer/timeline/thread_details.hpp"
 #include "viewer/timeline/timeline_data.hpp"
 
 namespace skein {
 
-class ThreadDetailsModel : public QAbstractItemModel {
+class ThreadDetailsModel : public TreeModel {
   Q_OBJECT
 
  public:
@@ -63,13 +63,12 @@ class ThreadDetailsModel : public QAbstractItemModel {
   [[nodiscard]] QModelIndex section_index(Section section) const;
   [[nodiscard]] static QString section_title(Section section);
 
-  [[nodiscard]] QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
-  [[nodiscard]] QModelIndex parent(const QModelIndex& child) const override;
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
   [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
   [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-  [[nodiscard]] Qt::ItemFlags flags(const QModelIndex& index) const override;
+ protected:
+  [[nodiscard]] int top_row_count() const override;
+  [[nodiscard]] int child_row_count(int section) const override;
 
  private:
   struct Row {

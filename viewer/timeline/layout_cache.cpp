@@ -39,15 +39,14 @@ std::optional<std::vector<std::pair<ThreadId, std::int32_t>>> read_layout_cache(
   if (!q) return std::nullopt;
   std::vector<std::pair<ThreadId, std::int32_t>> out;
   out.reserve(thread_count);
-  for (;;) {
-    auto row = q.value().step();
-    if (!row) return std::nullopt;
-    if (!row.value()) break;
-    const std::int64_t r = q.value().int64(1);
-    if (r < 0 || r > INT32_MAX) return std::nullopt;
-    out.emplace_back(q.value().int64(0), static_cast<std::int32_t>(r));
-  }
-  if (out.size() != thread_count) return std::nullopt;
+  bool rows_fit = true;
+  const Status walked = q.value().for_each_row([&](SqliteStatement& row) {
+    const std::int64_t r = row.int64(1);
+    rows_fit = r >= 0 && r <= INT32_MAX;
+    if (rows_fit) out.emplace_back(row.int64(0), static_cast<std::int32_t>(r));
+    return rows_fit;
+  });
+  if (!walked.ok() || !rows_fit || out.size() != thread_count) return std::nullopt;
   return out;
 }
 

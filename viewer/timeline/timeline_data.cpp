@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "recorder/format/checked_arithmetic.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/timeline/layout_cache.hpp"
 #include "viewer/timeline/thread_layout.hpp"
 
@@ -44,72 +45,29 @@ class Interner {
   std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> index_;
 };
 
-// Runs `sql`, calling `row(statement)` for each row.
-template <class F>
-Status for_each_row(SqliteDatabase& db, std::string_view sql, F&& row) {
-  auto q = db.prepare(sql);
-  if (!q) return q.error();
-  for (;;) {
-    auto r = q.value().step();
-    if (!r) return r.error();
-    if (!r.value()) return {};
-    row(q.value());
-  }
-}
-
-bool table_exists(SqliteDatabase& db, std::string_view name) {
-  auto q = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1");
-  if (!q) return false;
-  q.value().bind(1, name);
-  auto r = q.value().step();
-  return r && r.value();
-}
-
-// The lints' findings (recorder/store/SCHEMA.md, "anomalies"), read defensively:
-// the table belongs to `skein lint` and may be absent, or a user's own
-// table of that name; its columns are checked first, and anything
-// unexpected means "no markers". Older spellings of two columns (time_ns,
-// "from") are accepted.
+// The lints' findings (viewer/analysis/anomaly_table.hpp reads them), with
+// thread ids turned into indexes into data.threads (-1: none, or a thread
+// the trace does not have).
 std::vector<TimelineAnomaly> read_stored_findings(SqliteDatabase& db, const TimelineData& data) {
-  if (!table_exists(db, "anomalies")) return {};
-  std::vector<std::string> columns;
-  if (!for_each_row(db, "SELECT name FROM pragma_table_info('anomalies')",
-                    [&](SqliteStatement& q) { columns.emplace_back(q.text(0)); })
-           .ok())
-    return {};
-  const auto has = [&](std::string_view c) { return std::find(columns.begin(), columns.end(), c) != columns.end(); };
-  const char* time = has("time") ? "time" : has("time_ns") ? "time_ns" : nullptr;
-  const char* from = has("from_thread") ? "from_thread" : has("from") ? "\"from\"" : "NULL";
-  if (!time || !has("thread") || !has("rule") || !has("message")) return {};
-  const char* suspect = has("suspect") ? "suspect" : "NULL";
-  const char* severity = has("severity") ? "severity" : "NULL";
-  const char* event = has("event") ? "event" : "NULL";
-  const char* number = has("id") ? "id" : "NULL";
-  const std::string sql = std::string("SELECT ") + time + ", thread, " + from + ", rule, message, " + suspect + ", " +
-                          severity + ", " + event + ", " + number + " FROM anomalies ORDER BY " + time;
-  std::vector<TimelineAnomaly> found;
   const auto index = [&](std::optional<std::int64_t> id) -> std::int32_t {
     if (!id) return -1;
     const auto i = data.thread_index(*id);
     return i ? static_cast<std::int32_t>(*i) : -1;
   };
-  const Status s = for_each_row(db, sql, [&](SqliteStatement& q) {
-    // The table is not part of the store's checked schema: a time past the
-    // format's limits is skipped here, where it is read.
-    if (q.is_null(0) || !is_valid_time(q.int64(0))) return;
+  std::vector<TimelineAnomaly> found;
+  for (StoredFinding& f : read_stored_findings(db)) {
     TimelineAnomaly a;
-    a.time = q.int64(0);
-    a.thread = index(q.optional_int64(1));
-    a.from = index(q.optional_int64(2));
-    a.rule = q.optional_text(3).value_or("");
-    a.message = q.optional_text(4).value_or("");
-    a.suspect = index(q.optional_int64(5));
-    a.severity = q.optional_text(6).value_or("");
-    a.event = q.optional_int64(7).value_or(-1);
-    a.number = q.optional_int64(8).value_or(0);
+    a.time = f.time;
+    a.thread = index(f.thread);
+    a.from = index(f.from);
+    a.rule = std::move(f.rule);
+    a.message = std::move(f.message);
+    a.suspect = index(f.suspect);
+    a.severity = std::move(f.severity);
+    a.event = f.event;
+    a.number = f.number;
     found.push_back(std::move(a));
-  });
-  if (!s.ok()) return {};
+  }
   return found;
 }
 
@@ -296,9 +254,7 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
 
   // Threads, by id.
   std::vector<LayoutThread> layout_input;
-  if (Status s = for_each_row(
-          db,
-          "SELECT id, parent, kind, site, label, created, resolved, outcome, failure, merged_into, first_run, "
+  if (Status s = db.for_each_row("SELECT id, parent, kind, site, label, created, resolved, outcome, failure, merged_into, first_run, "
           "run_time FROM threads ORDER BY id",
           [&](SqliteStatement& q) {
             TimelineThread t;
@@ -362,7 +318,7 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
 
   // Activations, in id order (= start order).
   std::vector<TimeNs> activation_starts;
-  if (Status s = for_each_row(db, "SELECT thread, start, end FROM activations ORDER BY id",
+  if (Status s = db.for_each_row("SELECT thread, start, end FROM activations ORDER BY id",
                               [&](SqliteStatement& q) {
                                 activation_starts.push_back(q.int64(1));
                                 auto i = data.thread_index(q.int64(0));
@@ -375,8 +331,7 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   // Edges and bands: one pass over events.
   std::vector<TimeNs> idle_starts;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> labels;  // (thread, text) in trace order
-  if (Status s = for_each_row(
-          db, "SELECT time, head, actor, target, value, text FROM events WHERE head IN (1, 2, 4, 5, 6, 7, 10, 11)",
+  if (Status s = db.for_each_row("SELECT time, head, actor, target, value, text FROM events WHERE head IN (1, 2, 4, 5, 6, 7, 10, 11)",
           [&](SqliteStatement& q) {
             if (q.int64(1) == 2) {
               if (q.is_null(2) || q.is_null(5)) return;
@@ -458,7 +413,7 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   std::sort(data.gc.begin(), data.gc.end(), [](const TimelineBand& a, const TimelineBand& b) { return a.start < b.start; });
 
   // Counters, clustered by name then time.
-  if (Status s = for_each_row(db, "SELECT name, time, value FROM counters ORDER BY name, time",
+  if (Status s = db.for_each_row("SELECT name, time, value FROM counters ORDER BY name, time",
                               [&](SqliteStatement& q) {
                                 const std::string_view name = q.text(0);
                                 if (data.counters.empty() || data.counters.back().name != name) {
