@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "recorder/export/json_stream.hpp"
+#include "recorder/store/events_table.hpp"
 
 namespace skein {
 namespace {
@@ -252,28 +253,31 @@ class EventPass {
       : w_(w), tracks_(tracks), end_time_(end_time) {}
 
   Status run(TraceStore& store) {
-    auto q = store.database().prepare(
-        "SELECT id, time, head, actor, target, value, text FROM events WHERE time IS NOT NULL ORDER BY id");
-    if (!q) return q.error();
-    const Status walked = q.value().for_each_row([&](SqliteStatement& s) {
-      const std::int64_t id = s.int64(0);
-      const TimeNs time = s.int64(1);
-      const std::int64_t head = s.int64(2);
+    auto cursor = TraceEventCursor::open(store.database(), EventSelection{.timed_only = true});
+    if (!cursor) return cursor.error();
+    for (;;) {
+      auto more = cursor.value().next();
+      if (!more) return more.error();
+      if (!more.value()) break;
+      const TraceEvent& e = cursor.value().event();
+      const std::int64_t id = e.id;
+      const TimeNs time = e.time;
+      const auto head = static_cast<std::int64_t>(e.head);
       close_idle(time);
       if (const std::string_view kind = edge_kind(head); !kind.empty()) {
-        if (s.is_null(3) || s.is_null(4)) return;
-        edge(id, time, head, kind, s.int64(3), s.int64(4), s.optional_int64(5),
-             s.is_null(6) ? std::optional<std::string_view>() : s.text(6));
-        return;
+        if (e.actor == kNoThread || e.target == kNoThread) continue;
+        edge(id, time, head, kind, e.actor, e.target, e.has_value ? std::optional(e.value) : std::nullopt,
+             e.has_text ? std::optional(e.text) : std::nullopt);
+        continue;
       }
-      switch (static_cast<RecordHead>(head)) {
+      switch (e.head) {
         case RecordHead::label:
-          if (s.is_null(3)) break;
-          w_.begin('i', tid(s.int64(3)));
+          if (e.actor == kNoThread) break;
+          w_.begin('i', tid(e.actor));
           w_.ts(time);
           w_.json().raw(",\"s\":\"t\",\"cat\":\"label\",\"name\":\"label\"");
           w_.open_args();
-          w_.arg("text", s.text(6));
+          w_.arg("text", e.text);
           w_.close_args();
           w_.close();
           break;
@@ -281,9 +285,9 @@ class EventPass {
           w_.begin('C', kChromeSchedulerTid);
           w_.ts(time);
           w_.field("cat", "counter");
-          w_.field("name", s.text(6));
+          w_.field("name", e.text);
           w_.open_args();
-          w_.arg("value", s.int64(5));
+          w_.arg("value", e.value);
           w_.close_args();
           w_.close();
           break;
@@ -291,7 +295,7 @@ class EventPass {
         case RecordHead::gc:
           w_.begin('X', kChromeGcTid);
           w_.ts(time);
-          w_.dur(std::max<std::int64_t>(s.int64(5), 0));
+          w_.dur(std::max<std::int64_t>(e.value, 0));
           w_.json().raw(",\"cat\":\"runtime\",\"name\":\"gc\"}");
           break;
         case RecordHead::lost:
@@ -299,14 +303,13 @@ class EventPass {
           w_.ts(time);
           w_.json().raw(",\"s\":\"p\",\"cat\":\"runtime\",\"name\":\"lost\"");
           w_.open_args();
-          w_.arg("records", s.int64(5));
+          w_.arg("records", e.value);
           w_.close_args();
           w_.close();
           break;
         default: break;
       }
-    });
-    if (!walked.ok()) return walked;
+    }
     if (end_time_ != kNoTime) close_idle(end_time_);
     announce_new_tracks();
     return {};

@@ -1,6 +1,6 @@
 // sexp_export.cpp — the header is rebuilt from meta's header.* rows (all
-// but header.version) and the sites table is loaded into a map; then one
-// query walks events in id order. Each row is checked against what its head
+// but header.version) and the sites table is loaded into a map; then a
+// TraceEventCursor walks events in id order. Each row is checked against what its head
 // needs (SCHEMA.md's column table: the fields present, ranges, strings
 // within kMaxStringBytes, symbols valid) and turned back into the Record the
 // import made it from, which TraceWriter formats. The first row that fails
@@ -12,23 +12,12 @@
 #include <unordered_map>
 
 #include "recorder/format/trace_writer.hpp"
+#include "recorder/store/events_table.hpp"
 
 namespace skein {
 namespace {
 
 constexpr std::string_view kHeaderPrefix = "header.";
-
-// One events row, as read; text points into the statement (valid until its
-// next step).
-struct EventRowView {
-  std::int64_t id = 0;
-  std::optional<TimeNs> time;
-  std::int64_t head = 0;
-  std::optional<std::int64_t> actor;
-  std::optional<std::int64_t> target;
-  std::optional<std::int64_t> value;
-  std::optional<std::string_view> text;
-};
 
 // Turns a row into its record, or says what the row lacks. `sites` holds the
 // sites table, for the file, line and function of site records.
@@ -37,12 +26,10 @@ class RecordRebuilder {
   explicit RecordRebuilder(const std::unordered_map<std::int64_t, StoredSite>& sites) : sites_(sites) {}
 
   // The record, or an empty optional with problem() set.
-  std::optional<Record> rebuild(const EventRowView& row) {
+  std::optional<Record> rebuild(const TraceEvent& event) {
     problem_.clear();
-    if (row.head < 0 || row.head >= static_cast<std::int64_t>(kRecordHeadCount))
-      return fail("head " + std::to_string(row.head) + " is not a record head (0 to " +
-                  std::to_string(kRecordHeadCount - 1) + ")");
-    const auto head = static_cast<RecordHead>(row.head);
+    const Fields row = fields(event);
+    const RecordHead head = event.head;
     if (head == RecordHead::site) return site(row);
     if (!row.time) return fail("a " + std::string(head_name(head)) + " record without a time");
     if (*row.time < 0) return fail("negative time " + std::to_string(*row.time));
@@ -108,7 +95,26 @@ class RecordRebuilder {
   [[nodiscard]] const std::string& problem() const { return problem_; }
 
  private:
-  std::optional<Record> site(const EventRowView& row) {
+  // A row's fields as optionals, absent where the table holds NULL, so
+  // each check below reads "need this field".
+  struct Fields {
+    std::optional<TimeNs> time;
+    std::optional<std::int64_t> actor;
+    std::optional<std::int64_t> target;
+    std::optional<std::int64_t> value;
+    std::optional<std::string_view> text;
+  };
+  static Fields fields(const TraceEvent& e) {
+    Fields f;
+    if (e.has_time) f.time = e.time;
+    if (e.actor != kNoThread) f.actor = e.actor;
+    if (e.target != kNoThread) f.target = e.target;
+    if (e.has_value) f.value = e.value;
+    if (e.has_text) f.text = e.text;
+    return f;
+  }
+
+  std::optional<Record> site(const Fields& row) {
     if (!row.value) return fail("a site record without its site id");
     const auto it = sites_.find(*row.value);
     if (it == sites_.end()) return fail("site " + std::to_string(*row.value) + " has no row in sites");
@@ -179,32 +185,24 @@ Result<std::uint64_t> export_sexp(TraceStore& store, std::unique_ptr<ByteSink> s
   std::unordered_map<std::int64_t, StoredSite> site_by_id;
   for (StoredSite& s : sites.value()) site_by_id.emplace(s.id, std::move(s));
 
-  auto query = store.database().prepare(
-      "SELECT id, time, head, actor, target, value, text FROM events ORDER BY id");
-  if (!query) return query.error();
-  SqliteStatement& q = query.value();
+  auto cursor = TraceEventCursor::open(store.database());
+  if (!cursor) return cursor.error();
 
   TraceWriter writer(std::move(sink));
   writer.write_header(header.value());
   RecordRebuilder rebuilder(site_by_id);
   std::uint64_t records = 0;
-  const Status walked = q.for_each_row([&](SqliteStatement&) -> Status {
-    EventRowView row;
-    row.id = q.int64(0);
-    row.time = q.optional_int64(1);
-    row.head = q.int64(2);
-    row.actor = q.optional_int64(3);
-    row.target = q.optional_int64(4);
-    row.value = q.optional_int64(5);
-    if (!q.is_null(6)) row.text = q.text(6);
-    const std::optional<Record> record = rebuilder.rebuild(row);
+  for (;;) {
+    auto more = cursor.value().next();
+    if (!more) return more.error();
+    if (!more.value()) break;
+    const TraceEvent& event = cursor.value().event();
+    const std::optional<Record> record = rebuilder.rebuild(event);
     if (!record)
-      return file_error(store.path(), "event " + std::to_string(row.id) + ": " + rebuilder.problem());
+      return file_error(store.path(), "event " + std::to_string(event.id) + ": " + rebuilder.problem());
     writer.write(*record);
     ++records;
-    return {};
-  });
-  if (!walked.ok()) return walked.error();
+  }
   if (Status s = writer.finish(); !s.ok()) return s.error();
   return records;
 }

@@ -1,6 +1,6 @@
 // output_file.hpp — where an output named on the command line (`-o`) goes,
 // decided in one place for every command: the trace database of `skein
-// import` and the cache databases (trace_import.hpp, trace_cache.hpp), the
+// import` and the cache databases (trace_import.hpp, opened_store.hpp), the
 // bytes of `skein export` in every format and the image of `skein render`.
 //
 // The decision, from what lstat(2) finds at the path (output_node.hpp):

@@ -64,28 +64,28 @@ Result<StoreWriter> StoreWriter::create(const std::string& path, int page_size) 
                                              std::move(warning).value()));
 }
 
-Status StoreWriter::add_events(const EventBatch& batch) {
-  s_->events_written += batch.size();
-  Status s = s_->events->insert(batch.rows(), [&batch](SqliteStatement& q, int p, const EventRow& row) {
-    if (row.present & EventRow::kTime) q.bind(p, row.time);
+Status StoreWriter::add_events(const TraceEventList& events) {
+  s_->events_written += events.size();
+  Status s = s_->events->insert(events.events(), [](SqliteStatement& q, int p, const TraceEvent& e) {
+    if (e.has_time) q.bind(p, e.time);
     else q.bind_null(p);
-    q.bind(p + 1, static_cast<std::int64_t>(row.head));
-    if (row.present & EventRow::kActor) q.bind(p + 2, row.actor);
+    q.bind(p + 1, static_cast<std::int64_t>(e.head));
+    if (e.actor != kNoThread) q.bind(p + 2, e.actor);
     else q.bind_null(p + 2);
-    if (row.present & EventRow::kTarget) q.bind(p + 3, row.target);
+    if (e.target != kNoThread) q.bind(p + 3, e.target);
     else q.bind_null(p + 3);
-    if (row.present & EventRow::kValue) q.bind(p + 4, row.value);
+    if (e.has_value) q.bind(p + 4, e.value);
     else q.bind_null(p + 4);
-    if (row.present & EventRow::kText) q.bind(p + 5, batch.text(row));
+    if (e.has_text) q.bind(p + 5, e.text);
     else q.bind_null(p + 5);
   });
   if (!s.ok()) return s;
   // The derived tables name events by position: SQLite's rowids must be it.
-  if (!batch.empty() &&
+  if (!events.empty() &&
       sqlite3_last_insert_rowid(s_->db.handle()) != static_cast<std::int64_t>(s_->events_written))
     return file_error(s_->db.name(), "internal error: event " + std::to_string(s_->events_written) +
                                          " was not stored as row " + std::to_string(s_->events_written));
-  return add_activations(batch.activations);
+  return {};
 }
 
 Status StoreWriter::add_activations(const std::vector<ActivationRow>& activations) {

@@ -22,7 +22,7 @@
 #include <string_view>
 
 #include "recorder/format/diagnostic.hpp"
-#include "recorder/store/event_rows.hpp"
+#include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
 
 namespace skein {
@@ -37,8 +37,8 @@ class StoreWriter {
   ~StoreWriter();
 
   // The next events, in trace order: their ids continue from the last
-  // batch; and the activations the batch carries.
-  [[nodiscard]] Status add_events(const EventBatch& batch);
+  // ones added (the rows' own ids are not read).
+  [[nodiscard]] Status add_events(const TraceEventList& events);
   // Activations, in event order, continuing those already added.
   [[nodiscard]] Status add_activations(const std::vector<ActivationRow>& activations);
   // Everything derived, once every event is in (its activations are the

@@ -13,7 +13,7 @@
 #include <mutex>
 #include <thread>
 
-#include "recorder/store/event_rows.hpp"
+#include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
 #include "recorder/output/output_file.hpp"
 #include "recorder/store/store_writer.hpp"
@@ -26,6 +26,17 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kBatchRows = 16384;
 constexpr std::size_t kBatches = 4;  // in flight between the threads, at most
 
+// One batch of the queue: events in trace order, their texts owned, and
+// the activations that closed while they were parsed (written after them).
+struct ImportBatch {
+  TraceEventList events;
+  std::vector<ActivationRow> activations;
+  void clear() {
+    events.clear();
+    activations.clear();
+  }
+};
+
 // Batches go parser -> writer through `full` and come back through `free`.
 // close() ends the stream (the parser is done); abort() makes both sides
 // give up (the writer failed).
@@ -33,14 +44,14 @@ class BatchQueue {
  public:
   BatchQueue() {
     for (std::size_t i = 0; i < kBatches; ++i) {
-      auto b = std::make_unique<EventBatch>();
-      b->reserve(kBatchRows);
+      auto b = std::make_unique<ImportBatch>();
+      b->events.reserve(kBatchRows);
       free_.push_back(std::move(b));
     }
   }
 
   // Parser: an empty batch to fill; null when aborted.
-  std::unique_ptr<EventBatch> take_free() {
+  std::unique_ptr<ImportBatch> take_free() {
     std::unique_lock lock(mutex_);
     free_ready_.wait(lock, [&] { return aborted_ || !free_.empty(); });
     if (aborted_) return nullptr;
@@ -48,7 +59,7 @@ class BatchQueue {
     free_.pop_front();
     return b;
   }
-  void push_full(std::unique_ptr<EventBatch> b) {
+  void push_full(std::unique_ptr<ImportBatch> b) {
     std::lock_guard lock(mutex_);
     full_.push_back(std::move(b));
     full_ready_.notify_one();
@@ -60,7 +71,7 @@ class BatchQueue {
   }
 
   // Writer: the next full batch; null at the end of the stream.
-  std::unique_ptr<EventBatch> take_full() {
+  std::unique_ptr<ImportBatch> take_full() {
     std::unique_lock lock(mutex_);
     full_ready_.wait(lock, [&] { return closed_ || !full_.empty(); });
     if (full_.empty()) return nullptr;
@@ -68,7 +79,7 @@ class BatchQueue {
     full_.pop_front();
     return b;
   }
-  void give_back(std::unique_ptr<EventBatch> b) {
+  void give_back(std::unique_ptr<ImportBatch> b) {
     b->clear();
     std::lock_guard lock(mutex_);
     free_.push_back(std::move(b));
@@ -84,8 +95,8 @@ class BatchQueue {
   std::mutex mutex_;
   std::condition_variable free_ready_;
   std::condition_variable full_ready_;
-  std::deque<std::unique_ptr<EventBatch>> free_;
-  std::deque<std::unique_ptr<EventBatch>> full_;
+  std::deque<std::unique_ptr<ImportBatch>> free_;
+  std::deque<std::unique_ptr<ImportBatch>> full_;
   bool closed_ = false;
   bool aborted_ = false;
 };
@@ -103,7 +114,7 @@ void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& opti
                std::atomic<std::uint64_t>& bytes_done, std::atomic<std::uint64_t>& records_done,
                std::atomic<bool>& stop, ParseOutcome& out) {
   ModelDerivation derivation([&source] { return source.record_location(); });
-  std::unique_ptr<EventBatch> batch = queue.take_free();
+  std::unique_ptr<ImportBatch> batch = queue.take_free();
   const auto fail = [&](ImportResult::Failure f, Diagnostic d) {
     out.failure = f;
     out.error = std::move(d);
@@ -116,7 +127,7 @@ void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& opti
       break;
     }
     const Record& record = source.record();
-    batch->add(record);
+    batch->events.push_back(trace_event_of(record));
     derivation.add(record);
     if (options.strict && (derivation.warning_count() > 0 || source.warning_count() > 0)) {
       Diagnostic d = source.warning_count() > 0 ? source.warnings().front()
@@ -126,7 +137,7 @@ void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& opti
       fail(ImportResult::Failure::invalid, std::move(d));
       break;
     }
-    if (batch->size() == kBatchRows) {
+    if (batch->events.size() == kBatchRows) {
       derivation.take_activations(batch->activations);
       bytes_done.store(source.bytes_consumed(), std::memory_order_relaxed);
       records_done.store(derivation.records(), std::memory_order_relaxed);
@@ -146,7 +157,7 @@ void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& opti
     d.message += " (--strict)";
     fail(ImportResult::Failure::invalid, std::move(d));
   }
-  if (batch != nullptr && !batch->empty()) {
+  if (batch != nullptr && !batch->events.empty()) {
     derivation.take_activations(batch->activations);
     queue.push_full(std::move(batch));
   }
@@ -263,7 +274,8 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
   double events_written_at = 0;
   while (auto batch = queue.take_full()) {
     if (written.ok()) {
-      written = writer.value().add_events(*batch);
+      written = writer.value().add_events(batch->events);
+      if (written.ok()) written = writer.value().add_activations(batch->activations);
       events_written_at = std::chrono::duration<double>(Clock::now() - started).count();
       if (!written.ok()) {
         stop = true;

@@ -6,7 +6,7 @@
 //   parsing thread                          calling thread
 //   ----------------                        ---------------
 //   TraceSource::next()  (trace_source.hpp)
-//   -> EventBatch (owned rows)  --queue-->  StoreWriter::add_events
+//   -> TraceEvent rows, owned   --queue-->  StoreWriter::add_events
 //   -> ModelDerivation::add                    (SQLite, one transaction)
 //      (closed activations ride along
 //       with each batch)

@@ -2,7 +2,7 @@
 // (SKEIN_FIXTURES, default ../shared/fixtures/mirage; skipped when absent):
 // each imports completely (3,915 / 18,780 / 10,078 records) into a sound
 // database whose counts per head are the importers' (mirage_fixture_test),
-// with no warnings; and trace_cache.hpp's rule on where a fixture's cache
+// with no warnings; and opened_store.hpp's rule on where a fixture's cache
 // goes, tried on a copy of it in a temporary folder of each kind: beside
 // the trace in a folder this user may write, in $XDG_CACHE_HOME/skein/
 // when the folder's mode has no write bit (root included, though root
@@ -23,7 +23,7 @@
 #include <iterator>
 #include <optional>
 
-#include "recorder/store/trace_cache.hpp"
+#include "recorder/store/opened_store.hpp"
 #include "recorder/store/trace_import.hpp"
 #include "tests/recorder/fixture_path.hpp"
 #include "tests/support/store_query.hpp"
@@ -125,7 +125,7 @@ std::string open_twice(const std::string& trace) {
 }
 
 // True when `path` is XDG_CACHE_HOME's `skein/log-x86.sexp-HASH.skein.db`,
-// HASH in hex digits (trace_cache.hpp).
+// HASH in hex digits (opened_store.hpp).
 // It is the one file there.
 bool in_xdg_cache(const std::string& path, const std::string& xdg) {
   INFO(path);

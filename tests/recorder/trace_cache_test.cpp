@@ -1,5 +1,5 @@
 // trace_cache_test.cpp — opening a trace through its cache database
-// (trace_cache.hpp): imported once, reused while the trace is unchanged,
+// (opened_store.hpp): imported once, reused while the trace is unchanged,
 // rebuilt when its size, modification time or first 64 KiB change or when
 // the cache is damaged; placed in the XDG cache folder when the trace's
 // folder may not be written; a database is opened as it is.
@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "recorder/store/trace_cache.hpp"
+#include "recorder/store/opened_store.hpp"
 #include "tests/support/store_query.hpp"
 
 using namespace skein;

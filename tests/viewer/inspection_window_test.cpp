@@ -41,7 +41,7 @@
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/causal_path.hpp"
 #include "viewer/analysis/lint_run.hpp"
-#include "viewer/analysis/trace_event_reader.hpp"
+#include "recorder/store/events_table.hpp"
 #include "viewer/analysis/why_answer.hpp"
 #include "viewer/render/timeline_style.hpp"
 

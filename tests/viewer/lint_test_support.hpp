@@ -17,7 +17,7 @@
 #include "recorder/store/trace_store.hpp"
 #include "tests/support/store_query.hpp"
 #include "viewer/analysis/lint_run.hpp"
-#include "viewer/analysis/trace_event_reader.hpp"
+#include "recorder/store/events_table.hpp"
 
 namespace skein::test {
 

@@ -43,7 +43,7 @@
 #include "tests/support/subprocess.hpp"
 #include "viewer/analysis/lint_run.hpp"
 #include "tests/viewer/mutation_oracle.hpp"
-#include "viewer/analysis/trace_event_reader.hpp"
+#include "recorder/store/events_table.hpp"
 
 using namespace skein;
 using skein::test::MutationRecall;

@@ -29,7 +29,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "recorder/store/trace_cache.hpp"
+#include "recorder/store/opened_store.hpp"
 #include "recorder/store/trace_import.hpp"
 #include "viewer/app/main_window.hpp"
 #include "viewer/app/timeline_widget.hpp"

@@ -61,7 +61,7 @@ Status store_lint_report(const std::string& database_path, const LintReport& rep
   auto db = SqliteDatabase::open_for_update(database_path);
   if (!db) return db.error();
   if (durability == AnomalyDurability::rebuildable) {
-    // A cache is rebuilt from its trace at need (trace_cache.hpp): like its
+    // A cache is rebuilt from its trace at need (opened_store.hpp): like its
     // import, it need not wait for the disk.
     if (Status s = db.value().exec("PRAGMA synchronous = OFF"); !s.ok()) return s;
   }

@@ -34,7 +34,7 @@
 #include <string_view>
 #include <vector>
 
-#include "viewer/analysis/trace_event.hpp"
+#include "recorder/store/events_table.hpp"
 
 namespace skein {
 

@@ -108,7 +108,7 @@
 
 #include "viewer/analysis/merge_groups.hpp"
 #include "viewer/analysis/thread_table.hpp"
-#include "viewer/analysis/trace_event.hpp"
+#include "recorder/store/events_table.hpp"
 
 namespace skein {
 

@@ -17,7 +17,7 @@
 
 #include "viewer/analysis/causality_replay.hpp"
 #include "viewer/analysis/lint_finding.hpp"
-#include "viewer/analysis/trace_event.hpp"
+#include "recorder/store/events_table.hpp"
 
 namespace skein {
 

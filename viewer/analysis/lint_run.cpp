@@ -208,8 +208,8 @@ Result<LintReport> lint_store(TraceStore& store, LintOptions options) {
                                                 has_return.value()});
   TraceEventPrefetch prefetch(db);
   prefetch.start();
-  while (const TraceEventBatch* batch = prefetch.next())
-    for (const TraceEvent& e : batch->events) pass.feed(e);
+  while (const TraceEventList* batch = prefetch.next())
+    for (const TraceEvent& e : batch->events()) pass.feed(e);
   if (prefetch.error()) return *prefetch.error();
   return pass.finish(end);
 }

@@ -1,5 +1,5 @@
 // lint_run.hpp — runs the selected lints over a trace: one pass over the
-// events in id order (trace_event_reader.hpp), feeding each to the
+// events in id order (recorder/store/events_table.hpp), feeding each to the
 // causality replay and to every rule, then each rule's findings, grouped
 // by rule with the most severe group first.
 //
@@ -19,7 +19,7 @@
 #include "recorder/store/trace_store.hpp"
 #include "viewer/analysis/lint_finding.hpp"
 #include "viewer/analysis/lint_rule.hpp"
-#include "viewer/analysis/trace_event.hpp"
+#include "recorder/store/events_table.hpp"
 
 namespace skein {
 

@@ -1,13 +1,12 @@
 // trace_event_prefetch.cpp — start() launches a thread that steps a
-// TraceEventCursor and fills batches of kPrefetchBatchSize events. Texts
-// are appended to the batch's buffer by offset while it grows; the events'
-// views are pointed into it only once the batch is full. The reader waits
-// while kPrefetchBatches are queued, stores the error before setting
-// finished_, and leaves early when the destructor sets stop_ (then joins).
+// TraceEventCursor and fills batches (TraceEventList, which owns the texts)
+// of kPrefetchBatchSize events. The reader waits while kPrefetchBatches are
+// queued, stores the error before setting finished_, and leaves early when
+// the destructor sets stop_ (then joins).
 // next() hands over one batch and frees the previous one.
 #include "viewer/analysis/trace_event_prefetch.hpp"
 
-#include "viewer/analysis/trace_event_reader.hpp"
+#include "recorder/store/events_table.hpp"
 
 namespace skein {
 
@@ -27,14 +26,10 @@ void TraceEventPrefetch::read_all() {
   auto cursor = TraceEventCursor::open(db_);
   if (!cursor) failure = cursor.error();
   while (!failure) {
-    auto batch = std::make_unique<TraceEventBatch>();
-    batch->events.reserve(kPrefetchBatchSize);
-    // Texts go in by offset first (the buffer may grow), views are set once
-    // the batch is full.
-    std::vector<std::pair<std::size_t, std::size_t>> spans;
-    spans.reserve(kPrefetchBatchSize);
+    auto batch = std::make_unique<TraceEventList>();
+    batch->reserve(kPrefetchBatchSize);
     bool more = true;
-    while (batch->events.size() < kPrefetchBatchSize) {
+    while (batch->size() < kPrefetchBatchSize) {
       auto row = cursor.value().next();
       if (!row) {
         failure = row.error();
@@ -44,17 +39,12 @@ void TraceEventPrefetch::read_all() {
         more = false;
         break;
       }
-      TraceEvent e = cursor.value().event();
-      spans.emplace_back(batch->texts.size(), e.text.size());
-      batch->texts.append(e.text);
-      batch->events.push_back(e);
+      batch->push_back(cursor.value().event());
     }
-    for (std::size_t i = 0; i < batch->events.size(); ++i)
-      batch->events[i].text = std::string_view(batch->texts).substr(spans[i].first, spans[i].second);
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return stop_ || ready_.size() < kPrefetchBatches; });
     if (stop_) return;
-    if (!batch->events.empty()) ready_.push_back(std::move(batch));
+    if (!batch->empty()) ready_.push_back(std::move(batch));
     if (!more) break;
     lock.unlock();
     changed_.notify_all();
@@ -67,7 +57,7 @@ void TraceEventPrefetch::read_all() {
   changed_.notify_all();
 }
 
-const TraceEventBatch* TraceEventPrefetch::next() {
+const TraceEventList* TraceEventPrefetch::next() {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return !ready_.empty() || finished_; });
   if (ready_.empty()) {

@@ -23,17 +23,12 @@
 
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/store/sqlite_database.hpp"
-#include "viewer/analysis/trace_event.hpp"
+#include "recorder/store/events_table.hpp"
 
 namespace skein {
 
 inline constexpr std::size_t kPrefetchBatchSize = 8192;
 inline constexpr std::size_t kPrefetchBatches = 4;
-
-struct TraceEventBatch {
-  std::vector<TraceEvent> events;
-  std::string texts;  // the events' texts, back to back
-};
 
 class TraceEventPrefetch {
  public:
@@ -45,7 +40,7 @@ class TraceEventPrefetch {
   void start();
   // The next batch, or nullptr at the end of the events or after an error
   // (see error()). The batch stays valid until the next call.
-  [[nodiscard]] const TraceEventBatch* next();
+  [[nodiscard]] const TraceEventList* next();
   // Set when reading failed; the stream ends there.
   [[nodiscard]] const std::optional<Diagnostic>& error() const { return error_; }
 
@@ -56,11 +51,11 @@ class TraceEventPrefetch {
   std::thread reader_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::unique_ptr<TraceEventBatch>> ready_;  // guarded by mutex_
+  std::deque<std::unique_ptr<TraceEventList>> ready_;  // guarded by mutex_
   bool finished_ = false;                                // guarded by mutex_
   bool stop_ = false;                                    // guarded by mutex_
   std::optional<Diagnostic> error_;                      // written before finished_
-  std::unique_ptr<TraceEventBatch> current_;             // the caller's batch
+  std::unique_ptr<TraceEventList> current_;             // the caller's batch
 };
 
 }  // namespace skein

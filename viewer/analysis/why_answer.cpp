@@ -15,14 +15,6 @@ namespace {
 
 bool is_thread(ThreadId t) { return t != kNoThread && t != kScheduler; }
 
-struct EventRow {
-  std::int64_t id = 0;
-  TimeNs time = 0;
-  RecordHead head = RecordHead::end;
-  ThreadId actor = kNoThread;
-  ThreadId target = kNoThread;
-  std::string text;
-};
 
 std::string us(TimeNs ns) {
   char buf[48];
@@ -44,16 +36,16 @@ std::string_view why_step_kind_name(WhyStepKind kind) {
 }
 
 struct WhyEngine::State {
-  State(SqliteStatement event, SqliteStatement back, SqliteStatement thread, SqliteStatement resolve,
+  State(TraceEventLookup event, SqliteStatement back, SqliteStatement thread, SqliteStatement resolve,
         SqliteStatement block, TransferLookup lookup)
-      : event_q(std::move(event)),
+      : events(std::move(event)),
         back_q(std::move(back)),
         thread_q(std::move(thread)),
         resolve_q(std::move(resolve)),
         block_q(std::move(block)),
         transfers(std::move(lookup)) {}
 
-  SqliteStatement event_q;    // a record by id
+  TraceEventLookup events;    // records by id
   SqliteStatement back_q;     // records from an id down to another, newest first
   SqliteStatement thread_q;   // a thread's row
   SqliteStatement resolve_q;  // a thread's first resolve, within its records
@@ -61,29 +53,7 @@ struct WhyEngine::State {
   TransferLookup transfers;
   MergeGroups groups;
 
-  Result<std::optional<EventRow>> event(std::int64_t id) {
-    event_q.bind(1, id);
-    auto row = event_q.step();
-    if (!row) {
-      event_q.reset();
-      return row.error();
-    }
-    std::optional<EventRow> out;
-    if (row.value()) {
-      EventRow e;
-      e.id = id;
-      e.time = event_q.optional_int64(0).value_or(0);
-      const std::int64_t head = event_q.int64(1);
-      e.head = head >= 0 && head < static_cast<std::int64_t>(kRecordHeadCount) ? static_cast<RecordHead>(head)
-                                                                                : RecordHead::end;
-      e.actor = event_q.optional_int64(2).value_or(kNoThread);
-      e.target = event_q.optional_int64(3).value_or(kNoThread);
-      if (const auto t = event_q.optional_text(4)) e.text = *t;
-      out = std::move(e);
-    }
-    event_q.reset();
-    return out;
-  }
+  Result<std::optional<TraceEvent>> event(std::int64_t id) { return events.find(id); }
 
   struct ThreadRow {
     std::int64_t first_event = 0;
@@ -127,7 +97,7 @@ Result<WhyEngine> WhyEngine::open(TraceStore& store) {
   if (!transfers) return transfers.error();
   if (!transfers.value())
     return file_error(db.name(), "no causes recorded yet: run `skein lint` on it first (it stores them for why)");
-  auto event = db.prepare("SELECT time, head, actor, target, text FROM events WHERE id = ?1");
+  auto event = TraceEventLookup::open(db);
   if (!event) return event.error();
   auto back = db.prepare(
       "SELECT id, time, head, actor FROM events WHERE id <= ?1 AND id >= ?2 ORDER BY id DESC");
@@ -156,7 +126,8 @@ Result<WhyEngine> WhyEngine::open(TraceStore& store) {
 Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max_steps) {
   State& s = *s_;
   WhyAnswer a;
-  std::optional<EventRow> r;  // the record being explained
+  s.events.forget();          // the records of an earlier answer
+  std::optional<TraceEvent> r;  // the record being explained
   ThreadId actor = kNoThread;
 
   // The record the question is about.
@@ -242,7 +213,7 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
         a.end_text = "it did nothing by then, and was neither resolved nor created";
         return a;
       }
-      const EventRow& c = *e.value();
+      const TraceEvent& c = *e.value();
       WhyStep step;
       step.kind = resolve ? WhyStepKind::resolve : WhyStepKind::spawn;
       step.cause = c.actor;
@@ -354,7 +325,7 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
           auto moved = step_to(WhyStepKind::notify, h.cause_event, actor, r->id, r->time, "");
           if (!moved) return moved.error();
           if (!moved.value()) break;
-          a.steps.back().detail = r->text;
+          a.steps.back().detail = std::string(r->text);
           continue;
         }
       }
@@ -418,7 +389,7 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
         auto moved = step_to(WhyStepKind::notify, t.cause_event, t.thread, t.event, at_time, "");
         if (!moved) return moved.error();
         if (!moved.value()) return root("the program's start");
-        a.steps.back().detail = r->text;  // the notify's reason
+        a.steps.back().detail = std::string(r->text);  // the notify's reason
         continue;
       }
       case ControlCause::switch_first_run: {

@@ -52,7 +52,7 @@
 
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/store/trace_store.hpp"
-#include "viewer/analysis/trace_event.hpp"
+#include "recorder/store/events_table.hpp"
 
 namespace skein {
 

@@ -9,7 +9,7 @@
 #include "recorder/store/trace_store.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/lint_run.hpp"
-#include "viewer/analysis/trace_event_reader.hpp"
+#include "recorder/store/events_table.hpp"
 #include "viewer/analysis/transfer_table.hpp"
 
 namespace skein {

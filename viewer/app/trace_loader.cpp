@@ -10,7 +10,7 @@
 #include <QMetaObject>
 #include <QThread>
 
-#include "recorder/store/trace_cache.hpp"
+#include "recorder/store/opened_store.hpp"
 
 namespace skein {
 

@@ -1,6 +1,6 @@
 // trace_loader.hpp — opens traces off the UI thread. A load is a job with
 // an id: it imports the trace through its cache when needed
-// (recorder/store/trace_cache.hpp), then reads the timeline
+// (recorder/store/opened_store.hpp), then reads the timeline
 // (viewer/timeline/timeline_data.hpp), all on a worker thread, and reports
 // back by queued signals, so no parsing and no SQL ever runs on the UI
 // thread. Whoever listens keeps the id of the job it wants and drops

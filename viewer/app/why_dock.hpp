@@ -24,7 +24,7 @@
 #include <memory>
 #include <optional>
 
-#include "viewer/analysis/trace_event.hpp"
+#include "recorder/store/events_table.hpp"
 #include "viewer/analysis/why_answer.hpp"
 #include "viewer/models/causal_path_model.hpp"
 

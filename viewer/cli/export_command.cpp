@@ -6,7 +6,7 @@
 // database of any imported format).
 //
 // A TRACE (any format) is opened through its cache database
-// (recorder/store/trace_cache.hpp). The output goes to standard output, or to
+// (recorder/store/opened_store.hpp). The output goes to standard output, or to
 // FILE (gzip-compressed when its name ends in .gz) as recorder/output/output_file.hpp
 // decides: a regular file or a new path is written under a temporary name
 // and renamed into place once complete, so a failed export never leaves half

@@ -4,7 +4,7 @@
 //
 // With -o, the one TRACE goes to DB. Without, each TRACE goes to
 // TRACE.skein.db beside it, the file `skein info` and `skein summary` look
-// for first (recorder/store/trace_cache.hpp), so an explicit import fills their
+// for first (recorder/store/opened_store.hpp), so an explicit import fills their
 // cache. The import is atomic (a temporary file renamed into place, as
 // recorder/output/output_file.hpp decides for every output); SIGINT, SIGTERM and
 // SIGHUP remove the temporary file (main.cpp installs the handlers). A DB

@@ -3,7 +3,7 @@
 // how the trace ended, and the warnings of its import.
 //
 // A TRACE (any format) is opened through its cache database, imported
-// first when missing or stale (recorder/store/trace_cache.hpp). The report goes to
+// first when missing or stale (recorder/store/opened_store.hpp). The report goes to
 // standard output, the warnings (FILE:LINE:COL) to standard error, the text
 // the database holds in both through terminal_text()
 // (recorder/export/output_escape.hpp): a database made elsewhere can hold any

@@ -1,7 +1,7 @@
 // lint_command.cpp — `skein lint DB|TRACE [--format text|json] [--rules
 // a,b] [--block-ms MS] [--no-store]`: runs the lints (viewer/analysis/LINTS.md) over
 // a trace database, or a trace of any format through its cache database
-// (recorder/store/trace_cache.hpp), prints the findings and stores them in the
+// (recorder/store/opened_store.hpp), prints the findings and stores them in the
 // database's `anomalies` table (viewer/analysis/anomaly_table.hpp) for the
 // viewer.
 //

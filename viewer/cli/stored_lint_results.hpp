@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "recorder/store/trace_cache.hpp"
+#include "recorder/store/opened_store.hpp"
 
 namespace skein::cli {
 

@@ -5,7 +5,7 @@
 // `perf trace --duration` lists events.
 //
 // A TRACE (any format) is opened through its cache database
-// (recorder/store/trace_cache.hpp). Exit 0 success, 1 when the TRACE has errors,
+// (recorder/store/opened_store.hpp). Exit 0 success, 1 when the TRACE has errors,
 // 2 on usage errors or an unreadable file.
 #include <QCommandLineParser>
 

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "recorder/format/checked_arithmetic.hpp"
+#include "recorder/store/events_table.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/timeline/layout_cache.hpp"
 #include "viewer/timeline/thread_layout.hpp"
@@ -331,45 +332,49 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   // Edges and bands: one pass over events.
   std::vector<TimeNs> idle_starts;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> labels;  // (thread, text) in trace order
-  if (Status s = db.for_each_row("SELECT time, head, actor, target, value, text FROM events WHERE head IN (1, 2, 4, 5, 6, 7, 10, 11)",
-          [&](SqliteStatement& q) {
-            if (q.int64(1) == 2) {
-              if (q.is_null(2) || q.is_null(5)) return;
-              if (auto i = data.thread_index(q.int64(2))) labels.emplace_back(*i, strings.intern(q.text(5)));
-              return;
-            }
-            if (q.is_null(0)) return;
-            const TimeNs time = q.int64(0);
-            const auto head = q.int64(1);
-            if (head == 10) {
-              idle_starts.push_back(time);
-              return;
-            }
-            if (head == 11) {
-              const std::int64_t duration = std::max<std::int64_t>(0, q.optional_int64(4).value_or(0));
-              data.gc.push_back(TimelineBand{time, saturating_add(time, duration)});
-              return;
-            }
-            TimelineEdge e;
-            e.time = time;
-            e.kind = head == 1   ? EdgeKind::spawn
-                     : head == 4 ? EdgeKind::wait
-                     : head == 5 ? EdgeKind::read
-                     : head == 6 ? EdgeKind::notify
-                                 : EdgeKind::resolve;
-            const auto index = [&](int column) -> std::int32_t {
-              auto id = q.optional_int64(column);
-              if (!id) return -1;
-              auto i = data.thread_index(*id);
-              return i ? static_cast<std::int32_t>(*i) : -1;
-            };
-            e.src = index(2);
-            e.dst = index(3);
-            if (e.kind == EdgeKind::notify && !q.is_null(5)) e.text = strings.intern(q.text(5));
-            data.edges.push_back(e);
-          });
-      !s.ok())
-    return s.error();
+  {
+    using enum RecordHead;
+    auto cursor = TraceEventCursor::open(
+        db, EventSelection{.heads = {spawn, label, wait, read, notify, resolve, idle, gc}});
+    if (!cursor) return cursor.error();
+    for (;;) {
+      auto more = cursor.value().next();
+      if (!more) return more.error();
+      if (!more.value()) break;
+      const TraceEvent& r = cursor.value().event();
+      if (r.head == label) {
+        if (r.actor == kNoThread || !r.has_text) continue;
+        if (auto i = data.thread_index(r.actor)) labels.emplace_back(*i, strings.intern(r.text));
+        continue;
+      }
+      if (!r.has_time) continue;
+      if (r.head == idle) {
+        idle_starts.push_back(r.time);
+        continue;
+      }
+      if (r.head == gc) {
+        const std::int64_t duration = std::max<std::int64_t>(0, r.has_value ? r.value : 0);
+        data.gc.push_back(TimelineBand{r.time, saturating_add(r.time, duration)});
+        continue;
+      }
+      TimelineEdge e;
+      e.time = r.time;
+      e.kind = r.head == spawn    ? EdgeKind::spawn
+               : r.head == wait   ? EdgeKind::wait
+               : r.head == read   ? EdgeKind::read
+               : r.head == notify ? EdgeKind::notify
+                                  : EdgeKind::resolve;
+      const auto index = [&](ThreadId id) -> std::int32_t {
+        if (id == kNoThread) return -1;
+        auto i = data.thread_index(id);
+        return i ? static_cast<std::int32_t>(*i) : -1;
+      };
+      e.src = index(r.actor);
+      e.dst = index(r.target);
+      if (e.kind == EdgeKind::notify && r.has_text) e.text = strings.intern(r.text);
+      data.edges.push_back(e);
+    }
+  }
   // A thread's label is all its distinct labels, in order: the 2014
   // MirageOS traces label a thread once when created and again as it
   // goes ("blkfront.read · B.read").

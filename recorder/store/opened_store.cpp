@@ -1,11 +1,11 @@
-// trace_cache.cpp — open_store() decides in order: the path must stat as a
+// opened_store.cpp — open_store() decides in order: the path must stat as a
 // regular file; one whose first 16 bytes are SQLite's header is opened as a
 // database; otherwise the trace is stamped, its cache path chosen, and a
 // cache that lstat finds to be a readable regular file, that opens and whose
 // meta matches the stamp is reused; anything else is re-imported, then
 // opened. The writable-folder test also creates and removes a probe file.
 // HASH is FNV-1a 64 of the realpath; XDG_CACHE_HOME counts only if absolute.
-#include "recorder/store/trace_cache.hpp"
+#include "recorder/store/opened_store.hpp"
 
 #include <fcntl.h>
 #include <limits.h>

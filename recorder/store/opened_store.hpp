@@ -1,4 +1,4 @@
-// trace_cache.hpp — "a trace" wherever the tools take one (`skein info`,
+// opened_store.hpp — "a trace" wherever the tools take one (`skein info`,
 // `skein summary`, the lints and the viewer): a trace database is
 // opened as it is; a trace file of any format is opened through a cache
 // database made by importing it.

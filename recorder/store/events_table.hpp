@@ -1,0 +1,158 @@
+// events_table.hpp — the `events` table (SCHEMA.md, "events"), defined once:
+// the row type that the import writes and every reader reads (TraceEvent),
+// the columns each record head fills, the cursor that reads rows back in id
+// order, and a list of rows that owns their texts, so rows can be kept or
+// handed to another thread.
+//
+// The columns each head fills: the actor (FORMAT.md's actor of the record),
+// the target (the other thread it names), a value and a text. Absent fields
+// are NULL.
+//
+// | head    | actor  | target   | value          | text    |
+// | ------- | ------ | -------- | -------------- | ------- |
+// | site    |        |          | SITE           |         |
+// | spawn   | PARENT | CHILD    | SITE           | KIND    |
+// | label   | THREAD |          |                | TEXT    |
+// | switch  | THREAD |          |                |         |
+// | wait    | WAITER | INPUT    |                |         |
+// | read    | READER | INPUT    |                |         |
+// | notify  | SENDER | RECEIVER |                | REASON  |
+// | resolve | BY     | THREAD   | OUTCOME 0/1/2  | MESSAGE |
+// | merge   | THREAD | INTO     |                |         |
+// | counter |        |          | VALUE          | NAME    |
+// | idle    |        |          |                |         |
+// | gc      |        |          | DURATION       |         |
+// | lost    |        |          | COUNT          |         |
+// | end     |        |          |                |         |
+// | return  | THREAD |          |                |         |
+// | should-resolve | | THREAD  |                |         |
+// | snapshot |       |          |                |         |
+//
+// Every record has a time but a site record, whose file, line and function
+// live in the sites table. `head` holds the RecordHead's number.
+//
+// Invariants:
+//   1. An absent field is absent in one way: has_time, has_value or
+//      has_text false, or an actor or target of kNoThread, and NULL in the
+//      table. kNoThread is kReservedThreadId, the id no record may name
+//      (record.hpp), so it never stands for a real thread.
+//   2. A row read back has a head that is a RecordHead: an unknown code (a
+//      hand-edited database; the schema check does not read values) reads
+//      as `lost`, which no rule reads.
+//   3. A TraceEvent's text is a view. From a cursor it views SQLite's row
+//      and lasts until the next step; in a TraceEventList it views the
+//      list's own storage and lasts until the list is cleared or destroyed;
+//      from trace_event_of() it views the record's string.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/format/record.hpp"
+#include "recorder/store/sqlite_database.hpp"
+
+namespace skein {
+
+// "No thread", in a row whose head names none in that column. The
+// scheduler's id is -1, so this needs a value no trace uses.
+inline constexpr ThreadId kNoThread = kReservedThreadId;
+
+struct TraceEvent {
+  std::int64_t id = 0;  // events.id: the record's position, from 1 (0 before it is stored)
+  bool has_time = false;
+  TimeNs time = 0;
+  RecordHead head = RecordHead::end;
+  ThreadId actor = kNoThread;  // kNoThread when the record has none
+  ThreadId target = kNoThread;
+  bool has_value = false;
+  std::int64_t value = 0;
+  bool has_text = false;
+  std::string_view text;
+};
+
+// The row `record` is stored as, by the table above; its id is 0 (the
+// table numbers rows as they are inserted) and its text views the record's.
+[[nodiscard]] TraceEvent trace_event_of(const Record& record);
+
+// Which rows a cursor reads. SQLite skips the others while it steps, so a
+// reader that wants a few heads does not decode every row.
+struct EventSelection {
+  bool timed_only = false;       // rows with a time (every head but site)
+  std::vector<RecordHead> heads = {};  // only these heads; empty: every head
+};
+
+// Reads `events` in id order: one prepared statement stepping over the
+// table's own key (no sort, no index), one TraceEvent at a time, in the
+// order of the records in the file. This is how every lint and export sees
+// a trace.
+//
+//   auto cursor = TraceEventCursor::open(db);
+//   for (;;) { auto more = cursor.value().next(); ...; use(cursor.value().event()); }
+class TraceEventCursor {
+ public:
+  [[nodiscard]] static Result<TraceEventCursor> open(SqliteDatabase& db, const EventSelection& selection = {});
+  // Steps to the next event: true when there is one, false at the end.
+  [[nodiscard]] Result<bool> next();
+  // The current event; its text is valid until the next call to next().
+  [[nodiscard]] const TraceEvent& event() const { return event_; }
+
+ private:
+  explicit TraceEventCursor(SqliteStatement statement) : statement_(std::move(statement)) {}
+  SqliteStatement statement_;
+  TraceEvent event_;
+};
+
+// Events with their texts owned, in order. Texts are copied into chunks
+// that never move once written, so adding an event never invalidates the
+// texts of those before it; clear() keeps the chunks for the next fill.
+class TraceEventList {
+ public:
+  TraceEventList() = default;
+  TraceEventList(TraceEventList&&) noexcept = default;
+  TraceEventList& operator=(TraceEventList&&) noexcept = default;
+  TraceEventList(const TraceEventList&) = delete;
+  TraceEventList& operator=(const TraceEventList&) = delete;
+
+  void push_back(TraceEvent e);
+  void clear();
+  void reserve(std::size_t events) { events_.reserve(events); }
+
+  [[nodiscard]] const std::vector<TraceEvent>& events() const { return events_; }
+  [[nodiscard]] std::size_t size() const { return events_.size(); }
+  [[nodiscard]] bool empty() const { return events_.empty(); }
+
+ private:
+  [[nodiscard]] std::string_view keep(std::string_view text);
+
+  std::vector<TraceEvent> events_;
+  std::vector<std::string> chunks_;  // each filled only up to its capacity, so never reallocated
+  std::size_t chunk_ = 0;            // the chunk being filled
+};
+
+// Rows by id, for a reader that jumps (Why?). A found row's text is kept in
+// the lookup until forget(), so a reader may hold several rows at once.
+class TraceEventLookup {
+ public:
+  [[nodiscard]] static Result<TraceEventLookup> open(SqliteDatabase& db);
+  // The row with events.id `id`, or nullopt when there is none.
+  [[nodiscard]] Result<std::optional<TraceEvent>> find(std::int64_t id);
+  // Drops the texts kept so far: rows found before lose theirs.
+  void forget() { kept_.clear(); }
+
+ private:
+  explicit TraceEventLookup(SqliteStatement statement) : statement_(std::move(statement)) {}
+  SqliteStatement statement_;
+  TraceEventList kept_;
+};
+
+// Calls `on_event` for every row; the event's text is valid during the call.
+[[nodiscard]] Status read_trace_events(SqliteDatabase& db, const std::function<void(const TraceEvent&)>& on_event);
+// Every event, texts owned.
+[[nodiscard]] Result<TraceEventList> load_trace_events(SqliteDatabase& db);
+
+}  // namespace skein
