@@ -1,8 +1,8 @@
 // main_window.cpp — the built-in dock layout is captured before the saved
 // one (versioned by kLayoutVersion) is restored, so Reset Layout can return
 // to it. Every loader signal and notice result is checked against job_ and
-// dropped when stale. On a load: clear the notice, start its read on a
-// QThread of its own (reaped later on the UI thread), hand the trace to
+// dropped when stale. On a load: clear the notice, post its read to the
+// notice reader (background_worker.hpp), hand the trace to
 // Inspection, then apply in order what reload() kept, --from/--to,
 // --select/--why and --finding. In batch mode errors go to stderr.
 #include "viewer/app/main_window.hpp"
@@ -23,7 +23,6 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include "viewer/app/why_dock.hpp"
@@ -172,9 +171,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   update_status();
 }
 
-MainWindow::~MainWindow() {
-  for (auto& t : notice_threads_) t->wait();
-}
+MainWindow::~MainWindow() = default;
 
 void MainWindow::reload() {
   if (current_path_.isEmpty()) return;
@@ -188,24 +185,17 @@ void MainWindow::reload() {
 }
 
 void MainWindow::read_notice(quint64 job, const std::string& database) {
-  // Finished threads are reaped here, on the UI thread that owns them.
-  std::erase_if(notice_threads_, [](const std::unique_ptr<QThread>& t) { return t->isFinished(); });
-  QThread* thread = QThread::create([this, job, database] {
+  notice_reader_.post([this, job, database] {
     // A database that cannot be read (within the patience) shows no notice.
     QString text;
     if (auto read = read_trace_completeness(database))
       text = QString::fromStdString(trace_completeness_notice(read.value()));
-    QMetaObject::invokeMethod(
-        this,
-        [this, job, text] {
-          if (job != job_) return;  // a stale job
-          notice_->set_notice(text);
-          emit notice_ready(text);
-        },
-        Qt::QueuedConnection);
+    notice_reader_.deliver([this, job, text] {
+      if (job != job_) return;  // a stale job
+      notice_->set_notice(text);
+      emit notice_ready(text);
+    });
   });
-  notice_threads_.emplace_back(thread);
-  thread->start();
 }
 
 void MainWindow::open(const QString& path) {

@@ -36,12 +36,12 @@
 
 #include "viewer/app/inspection.hpp"
 #include "viewer/app/timeline_widget.hpp"
+#include "viewer/app/background_worker.hpp"
 #include "viewer/app/trace_loader.hpp"
 #include "viewer/app/trace_notice_bar.hpp"
 
 class QMenu;
 class QLabel;
-class QThread;
 
 namespace skein {
 
@@ -138,7 +138,9 @@ class MainWindow : public QMainWindow {
   };
   std::optional<Reloading> reloading_;
   TraceNoticeBar* notice_ = nullptr;
-  std::vector<std::unique_ptr<QThread>> notice_threads_;
+  // Reads each trace's completeness notice. Last, so it goes first: a read
+  // under way finishes and its result is not delivered.
+  BackgroundWorker notice_reader_;
 };
 
 }  // namespace skein

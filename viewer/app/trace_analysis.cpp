@@ -1,10 +1,10 @@
-// trace_analysis.cpp — the worker of trace_analysis.hpp: its state per
-// trace, the lint run on opening, and the jobs queued to it.
+// trace_analysis.cpp — the jobs of trace_analysis.hpp and their state per
+// trace (Worker), which only the background worker's thread touches: the
+// lint run on opening, the why-engine, the records kept for causal paths.
+// A delivered result names the generation it was computed for and is
+// dropped when another trace was opened since.
 #include "viewer/app/trace_analysis.hpp"
 
-#include <QCoreApplication>
-#include <QPointer>
-#include <QThread>
 
 #include "recorder/store/trace_store.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
@@ -102,36 +102,20 @@ struct TraceAnalysis::Worker {
   }
 };
 
-TraceAnalysis::TraceAnalysis(QObject* parent) : QObject(parent) {
+TraceAnalysis::TraceAnalysis(QObject* parent)
+    : QObject(parent), worker_(std::make_shared<Worker>()), background_(std::make_unique<BackgroundWorker>()) {
   qRegisterMetaType<std::vector<skein::LintFinding>>();
   qRegisterMetaType<std::vector<skein::TimelineAnomaly>>();
-  thread_ = new QThread(this);
-  worker_ = std::make_shared<Worker>();
-  context_ = new QObject;  // no parent: it lives on the worker thread
-  context_->moveToThread(thread_);
-  thread_->start();
 }
 
-TraceAnalysis::~TraceAnalysis() {
-  thread_->quit();
-  thread_->wait();
-  // Jobs still queued go (their copies of the worker with them), then the
-  // context, whose thread has finished.
-  QCoreApplication::removePostedEvents(context_);
-  delete context_;
-}
-
-template <class F>
-void TraceAnalysis::run(F&& f) {
-  QMetaObject::invokeMethod(context_, std::forward<F>(f), Qt::QueuedConnection);
-}
+TraceAnalysis::~TraceAnalysis() = default;
 
 void TraceAnalysis::open(const std::string& database, std::shared_ptr<const TimelineData> timeline) {
   const quint64 g = ++generation_;
   linting_ = true;
   std::shared_ptr<Worker> worker = worker_;
-  QPointer<TraceAnalysis> self(this);
-  run([worker, self, g, database, timeline = std::move(timeline)] {
+  BackgroundWorker* background = background_.get();
+  background->post([this, worker, background, g, database, timeline = std::move(timeline)] {
     worker->reset(g, database);
     auto outcome = worker->ensure_linted();
     std::vector<LintFinding> findings;
@@ -150,53 +134,45 @@ void TraceAnalysis::open(const std::string& database, std::shared_ptr<const Time
     } else {
       error = QString::fromStdString(outcome.error().to_string());
     }
-    QMetaObject::invokeMethod(
-        QCoreApplication::instance(),
-        [self, g, findings = std::move(findings), stored_findings = std::move(stored_findings), ran, stored,
-         error]() mutable {
-          if (!self || g != self->generation_) return;
-          self->linting_ = false;
-          emit self->findings_ready(g, std::move(findings), std::move(stored_findings), ran, stored, error);
-        },
-        Qt::QueuedConnection);
+    // Delivered only while the worker, and so this object, exists.
+    background->deliver([this, g, findings = std::move(findings), stored_findings = std::move(stored_findings), ran,
+                         stored, error]() mutable {
+      if (g != generation_) return;
+      linting_ = false;
+      emit findings_ready(g, std::move(findings), std::move(stored_findings), ran, stored, error);
+    });
   });
 }
 
 void TraceAnalysis::ask_why(WhyJob job, std::function<void(Result<WhyAnswer>)> done) {
   const quint64 g = generation_;
   std::shared_ptr<Worker> worker = worker_;
-  QPointer<TraceAnalysis> self(this);
-  run([worker, self, g, job = std::move(job), done = std::move(done)]() mutable {
+  BackgroundWorker* background = background_.get();
+  background->post([this, worker, background, g, job = std::move(job), done = std::move(done)]() mutable {
     std::optional<Result<WhyAnswer>> result;
     if (worker->generation != g) return;  // another trace since
     auto engine = worker->ensure_engine();
     if (!engine) result.emplace(engine.error());
     else result.emplace(job(*engine.value()));
-    QMetaObject::invokeMethod(
-        QCoreApplication::instance(),
-        [self, g, done = std::move(done), result = std::move(*result)]() mutable {
-          if (self && g == self->generation_) done(std::move(result));
-        },
-        Qt::QueuedConnection);
+    background->deliver([this, g, done = std::move(done), result = std::move(*result)]() mutable {
+      if (g == generation_) done(std::move(result));
+    });
   });
 }
 
 void TraceAnalysis::ask_events(EventsJob job, std::function<void(Result<std::vector<WhyStep>>)> done) {
   const quint64 g = generation_;
   std::shared_ptr<Worker> worker = worker_;
-  QPointer<TraceAnalysis> self(this);
-  run([worker, self, g, job = std::move(job), done = std::move(done)]() mutable {
+  BackgroundWorker* background = background_.get();
+  background->post([this, worker, background, g, job = std::move(job), done = std::move(done)]() mutable {
     if (worker->generation != g) return;
     std::optional<Result<std::vector<WhyStep>>> result;
     auto events = worker->ensure_events();
     if (!events) result.emplace(events.error());
     else result.emplace(job(events.value()->events()));
-    QMetaObject::invokeMethod(
-        QCoreApplication::instance(),
-        [self, g, done = std::move(done), result = std::move(*result)]() mutable {
-          if (self && g == self->generation_) done(std::move(result));
-        },
-        Qt::QueuedConnection);
+    background->deliver([this, g, done = std::move(done), result = std::move(*result)]() mutable {
+      if (g == generation_) done(std::move(result));
+    });
   });
 }
 

@@ -2,11 +2,11 @@
 // the UI thread, after the first frame: the lints (their findings, for the
 // markers and the Anomalies dock) and the answers of the Why? panel.
 //
-// One worker thread, one context object on it: every job runs there in
-// the order it was asked, and only there are the trace's database, the
-// why-engine and the records it keeps touched. Results come back to the
-// UI thread by queued calls, each tagged with the trace it was for, so a
-// result for a trace replaced meanwhile is dropped.
+// One BackgroundWorker (background_worker.hpp): every job runs on its
+// thread in the order it was asked, and only there are the trace's
+// database, the why-engine and the records it keeps touched. Results come
+// back to the UI thread by the worker's deliver(), each tagged with the
+// trace it was for, so a result for a trace replaced meanwhile is dropped.
 //
 // Opening a trace (open()) starts the lints at once: a database that
 // holds a lint's results already (anomaly_table.hpp: `anomalies` and
@@ -26,10 +26,9 @@
 #include <vector>
 
 #include "viewer/analysis/lint_finding.hpp"
+#include "viewer/app/background_worker.hpp"
 #include "viewer/timeline/timeline_data.hpp"
 #include "viewer/analysis/why_answer.hpp"
-
-class QThread;
 
 namespace skein {
 
@@ -67,14 +66,13 @@ class TraceAnalysis : public QObject {
 
  private:
   struct Worker;
-  template <class F>
-  void run(F&& f);
 
-  QThread* thread_ = nullptr;
-  QObject* context_ = nullptr;  // on thread_
-  std::shared_ptr<Worker> worker_;
+  std::shared_ptr<Worker> worker_;  // jobs' state; touched on the worker thread only
   quint64 generation_ = 0;
   bool linting_ = false;
+  // Last, so it goes first: the running job finishes and nothing queued is
+  // delivered once the members above are gone.
+  std::unique_ptr<BackgroundWorker> background_;
 };
 
 }  // namespace skein

@@ -1,27 +1,23 @@
-// trace_loader.cpp — each load() cancels the previous job and runs the new
-// one on its own QThread: open_store() (import through the cache, progress
-// mapped to stages), a cancellation check, then load_timeline() without the
-// stored findings, which the analysis worker adds after the first frame.
-// Every signal is sent by a queued invokeMethod onto the loader's (UI)
-// thread. Each job has its own cancel flag; finished threads are reaped on
-// the next load(), and the destructor cancels and waits for all of them.
+// trace_loader.cpp — each load() cancels the previous job and posts the new
+// one to the loader's worker, where it runs once the cancelled one has
+// stopped: open_store() (import through the cache, progress mapped to
+// stages), a cancellation check, then load_timeline() without the stored
+// findings, which the analysis worker adds after the first frame. Every
+// signal is emitted from a function delivered to the UI thread. Each job has
+// its own cancel flag; the destructor cancels the running job and waits for
+// it.
 #include "viewer/app/trace_loader.hpp"
 
-#include <QMetaObject>
-#include <QThread>
 
 #include "recorder/store/opened_store.hpp"
 
 namespace skein {
 
-TraceLoader::TraceLoader(QObject* parent) : QObject(parent) {
+TraceLoader::TraceLoader(QObject* parent) : QObject(parent), background_(std::make_unique<BackgroundWorker>()) {
   qRegisterMetaType<std::shared_ptr<const skein::TimelineData>>();
 }
 
-TraceLoader::~TraceLoader() {
-  cancel();
-  for (auto& t : threads_) t->wait();
-}
+TraceLoader::~TraceLoader() { cancel(); }
 
 void TraceLoader::cancel() {
   if (cancel_) cancel_->store(true);
@@ -32,20 +28,16 @@ quint64 TraceLoader::load(const QString& path, const QString& cache_dir) {
   const quint64 job = ++next_job_;
   auto cancelled = std::make_shared<std::atomic<bool>>(false);
   cancel_ = cancelled;
-  // Finished threads are reaped here, on the UI thread that owns them.
-  std::erase_if(threads_, [](const std::unique_ptr<QThread>& t) { return t->isFinished(); });
   const std::string file = path.toStdString();
   const std::string cache = cache_dir.toStdString();
-  QThread* thread = QThread::create([this, job, file, cache, cancelled] {
-    // Every signal below is queued to the loader's (the UI) thread.
-    const auto report = [this, job](double fraction, const QString& stage) {
-      QMetaObject::invokeMethod(
-          this, [this, job, fraction, stage] { emit progress(job, fraction, stage); }, Qt::QueuedConnection);
+  BackgroundWorker* background = background_.get();
+  background->post([this, background, job, file, cache, cancelled] {
+    // Every signal below is emitted on the UI thread.
+    const auto report = [this, background, job](double fraction, const QString& stage) {
+      background->deliver([this, job, fraction, stage] { emit progress(job, fraction, stage); });
     };
-    const auto fail = [this, job](const QString& message, bool was_cancelled) {
-      QMetaObject::invokeMethod(
-          this, [this, job, message, was_cancelled] { emit failed(job, message, was_cancelled); },
-          Qt::QueuedConnection);
+    const auto fail = [this, background, job](const QString& message, bool was_cancelled) {
+      background->deliver([this, job, message, was_cancelled] { emit failed(job, message, was_cancelled); });
     };
     StoreOpenOptions options;
     options.cache_dir = cache;
@@ -79,11 +71,8 @@ quint64 TraceLoader::load(const QString& path, const QString& cache_dir) {
       return;
     }
     auto shared = std::make_shared<const TimelineData>(std::move(data).value());
-    QMetaObject::invokeMethod(
-        this, [this, job, shared] { emit loaded(job, shared); }, Qt::QueuedConnection);
+    background->deliver([this, job, shared] { emit loaded(job, shared); });
   });
-  threads_.emplace_back(thread);
-  thread->start();
   return job;
 }
 

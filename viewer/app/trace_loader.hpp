@@ -1,9 +1,9 @@
 // trace_loader.hpp — opens traces off the UI thread. A load is a job with
 // an id: it imports the trace through its cache when needed
 // (recorder/store/opened_store.hpp), then reads the timeline
-// (viewer/timeline/timeline_data.hpp), all on a worker thread, and reports
-// back by queued signals, so no parsing and no SQL ever runs on the UI
-// thread. Whoever listens keeps the id of the job it wants and drops
+// (viewer/timeline/timeline_data.hpp), all on the loader's
+// BackgroundWorker (background_worker.hpp), and reports back by signals
+// emitted on the UI thread, so no parsing and no SQL ever runs there. Whoever listens keeps the id of the job it wants and drops
 // results of any other (a stale job: the user opened something else
 // meanwhile). cancel() asks the running import to stop; its job then
 // fails with `cancelled` set.
@@ -14,6 +14,7 @@
 #include <atomic>
 #include <memory>
 
+#include "viewer/app/background_worker.hpp"
 #include "viewer/timeline/timeline_data.hpp"
 
 namespace skein {
@@ -40,7 +41,9 @@ class TraceLoader : public QObject {
  private:
   quint64 next_job_ = 0;
   std::shared_ptr<std::atomic<bool>> cancel_;
-  std::vector<std::unique_ptr<class QThread>> threads_;
+  // Last, so it goes first (after the destructor's cancel): the running
+  // job finishes, queued ones are dropped, nothing more is delivered.
+  std::unique_ptr<BackgroundWorker> background_;
 };
 
 }  // namespace skein
