@@ -100,6 +100,13 @@
 // runs in the first next(), so bytes_consumed() (progress) is at the end of
 // the input from the first record on.
 //
+// Framing and decoding. The importer frames the packets: it runs the first
+// pass, opens each packet in counter order in a window on the spool
+// (ctf_packet_window.hpp), and ends it, giving the error of a packet that
+// stops partway. CtfEventDecoder (ctf_event_decoder.hpp) decodes the events:
+// each event's header and payload, read through the window, become one
+// Record by the event's id.
+//
 // Errors name the byte offset in the (decompressed) stream of the field that
 // is wrong: `FILE: byte 1234: unknown event id 14`. They are final: the
 // importer does not look for a next packet, and gives no record after one.
@@ -127,6 +134,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -153,6 +161,15 @@ class CtfImporter final : public TraceSource {
 
  private:
   struct State;
+
+  // Packet framing: runs the first pass, ends the packet just read (with the
+  // error that stopped the scan inside it, if any) and opens the next in
+  // counter order; nullopt once a packet is open for the decoder, else the
+  // Step next() returns.
+  [[nodiscard]] std::optional<Step> frame_next_packet();
+  [[nodiscard]] Step fail_at(std::uint64_t offset, const std::string& message);
+  [[nodiscard]] Step fail_with(const Diagnostic& error);
+
   std::unique_ptr<State> s_;
 };
 
