@@ -3,7 +3,7 @@
 // landing only on what was checked, when the target changes while it is
 // written (pending_file.hpp, invariant 2); and replacing a database that
 // another process uses, or used and crashed (database_replacement.hpp).
-// The commands' side is tests/cli/output_path_command_test.cpp.
+// The commands' side is tests/viewer/cli/output_path_command_test.cpp.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>

@@ -21,7 +21,7 @@
 // condition for it, so it hands nothing off. (A fiber told by an `external`
 // notify would have two causes for its switch, its pause and the notify,
 // and removing one would leave the other: the mutation test could not see
-// it. tests/viewer/lint_mutation_test.cpp removes such a notify from a
+// it. tests/viewer/analysis/lint_mutation_test.cpp removes such a notify from a
 // poll loop written as blockread's is.)
 #pragma once
 

@@ -1,4 +1,4 @@
-// timeline_core_test.cpp — the widget-free parts of the timeline: the
+// timeline_model_test.cpp — the widget-free parts of the timeline: the
 // time<->pixel mapping (zoom keeps the time under the pointer), the ruler's
 // divisions and caption, duration parsing for `skein render`,
 // load_timeline() on a small trace imported for real, with its layout cache

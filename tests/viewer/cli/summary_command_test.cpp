@@ -1,6 +1,6 @@
 // summary_command_test.cpp — `skein summary DB|TRACE`: the table, --by,
 // --sort, --duration, and usage errors. The figures themselves are tested
-// in tests/viewer/summary_test.cpp; here, that the command reads the right
+// in tests/viewer/analysis/summary_test.cpp; here, that the command reads the right
 // rows and options.
 #include <catch2/catch.hpp>
 
