@@ -4,7 +4,7 @@
 //
 // The store (trace_import.hpp) feeds every record to add() and writes what
 // finish() returns; no SQL here, so the rules below are tested on plain
-// records (tests/recorder/model_derivation_test.cpp) and the tables in
+// records (tests/recorder/store/model_derivation_test.cpp) and the tables in
 // SCHEMA.md are their image.
 //
 // Rules (SCHEMA.md repeats them for users of the database):

@@ -1,4 +1,4 @@
-// trace_cache_test.cpp — opening a trace through its cache database
+// opened_store_test.cpp — opening a trace through its cache database
 // (opened_store.hpp): imported once, reused while the trace is unchanged,
 // rebuilt when its size, modification time or first 64 KiB change or when
 // the cache is damaged; placed in the XDG cache folder when the trace's
