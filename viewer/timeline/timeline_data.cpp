@@ -116,6 +116,219 @@ ThreadOutcome outcome_of(const std::optional<std::string>& o) {
   return ThreadOutcome::ok;
 }
 
+// The stages of load_timeline(), in its order. Each reads one table (or
+// works on what the ones before read) and fills its part of `data`.
+
+// Threads, by id, and what the layout needs of each.
+Status read_threads(SqliteDatabase& db, Interner& strings, TimelineData& data,
+                    std::vector<LayoutThread>& layout_input) {
+  if (Status s = db.for_each_row("SELECT id, parent, kind, site, label, created, resolved, outcome, failure, merged_into, first_run, "
+          "run_time FROM threads ORDER BY id",
+          [&](SqliteStatement& q) {
+            TimelineThread t;
+            t.id = q.int64(0);
+            t.parent = q.optional_int64(1).value_or(-1);
+            t.kind = strings.intern(q.is_null(2) ? std::string_view() : q.text(2));
+            t.site = q.optional_int64(3).value_or(-1);
+            t.label = strings.intern(q.is_null(4) ? std::string_view() : q.text(4));
+            t.start = q.int64(5);
+            t.outcome = outcome_of(q.optional_text(7));
+            t.end = std::max(t.start, q.optional_int64(6).value_or(data.end_time));
+            t.failure = strings.intern(q.is_null(8) ? std::string_view() : q.text(8));
+            t.merged_into = q.optional_int64(9).value_or(-1);
+            t.first_run = q.optional_int64(10).value_or(-1);
+            t.run_time = q.optional_int64(11).value_or(0);
+            LayoutThread l{t.id, q.optional_int64(1), t.start, t.end, q.optional_int64(9), t.label != 0};
+            data.threads.push_back(t);
+            layout_input.push_back(l);
+          });
+      !s.ok())
+    return s;
+  // Defensive: ORDER BY id walks the table's B-tree, which in a damaged
+  // file may give ids out of order, or one twice.
+  sort_threads_by_id(data.threads, layout_input);
+  index_threads(data);
+
+  return {};
+}
+
+// Rows: from the layout cache when it matches the threads, else computed
+// (and cached when asked).
+void place_rows(TraceStore& store, const TimelineLoadOptions& options, std::vector<LayoutThread>& layout_input,
+                TimelineData& data) {
+  std::vector<std::int32_t> rows(data.threads.size(), 0);
+  std::int32_t row_count = 0;
+  std::vector<std::uint32_t> heads;
+  if (auto cached = read_layout_cache(store, data.threads.size())) {
+    bool matches = true;
+    for (std::size_t i = 0; i < cached->size() && matches; ++i) {
+      // A layout has fewer rows than threads: a larger row would size
+      // `rows` by a value rather than by the trace.
+      matches = (*cached)[i].first == data.threads[i].id &&
+                static_cast<std::size_t>((*cached)[i].second) < data.threads.size();
+      rows[i] = (*cached)[i].second;
+      row_count = std::max(row_count, rows[i] + 1);
+    }
+    if (matches) {
+      data.layout_from_cache = true;
+      heads = merge_chain_heads(layout_input);
+    }
+  }
+  if (!data.layout_from_cache) {
+    ThreadLayout layout = layout_threads(layout_input);
+    rows = std::move(layout.rows);
+    heads = std::move(layout.chain_head);
+    row_count = layout.row_count;
+    if (options.write_layout_cache) {
+      std::vector<std::pair<ThreadId, std::int32_t>> cache(data.threads.size());
+      for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = {data.threads[i].id, rows[i]};
+      // A database in a read-only place keeps working without its cache.
+      (void)write_layout_cache(store.path(), cache).ok();
+    }
+  }
+  layout_input.clear();
+  layout_input.shrink_to_fit();
+  assemble_rows(data, rows, heads, row_count);
+
+}
+
+// Activations, in id order (= start order); their starts, for the idle
+// bands.
+Status read_activations(SqliteDatabase& db, TimelineData& data, std::vector<TimeNs>& activation_starts) {
+  if (Status s = db.for_each_row("SELECT thread, start, end FROM activations ORDER BY id",
+                              [&](SqliteStatement& q) {
+                                activation_starts.push_back(q.int64(1));
+                                auto i = data.thread_index(q.int64(0));
+                                if (!i) return;
+                                place_activation(data, TimelineActivation{q.int64(1), q.int64(2), *i});
+                              });
+      !s.ok())
+    return s;
+
+  return {};
+}
+
+// One pass over events: edges, gc bands, idle starts and labels (thread,
+// text) in trace order.
+Status read_events(SqliteDatabase& db, Interner& strings, TimelineData& data, std::vector<TimeNs>& idle_starts,
+                   std::vector<std::pair<std::uint32_t, std::uint32_t>>& labels) {
+  {
+    using enum RecordHead;
+    auto cursor = TraceEventCursor::open(
+        db, EventSelection{.heads = {spawn, label, wait, read, notify, resolve, idle, gc}});
+    if (!cursor) return cursor.error();
+    for (;;) {
+      auto more = cursor.value().next();
+      if (!more) return more.error();
+      if (!more.value()) break;
+      const TraceEvent& r = cursor.value().event();
+      if (r.head == label) {
+        if (r.actor == kNoThread || !r.has_text) continue;
+        if (auto i = data.thread_index(r.actor)) labels.emplace_back(*i, strings.intern(r.text));
+        continue;
+      }
+      if (!r.has_time) continue;
+      if (r.head == idle) {
+        idle_starts.push_back(r.time);
+        continue;
+      }
+      if (r.head == gc) {
+        const std::int64_t duration = std::max<std::int64_t>(0, r.has_value ? r.value : 0);
+        data.gc.push_back(TimelineBand{r.time, saturating_add(r.time, duration)});
+        continue;
+      }
+      TimelineEdge e;
+      e.time = r.time;
+      e.kind = r.head == spawn    ? EdgeKind::spawn
+               : r.head == wait   ? EdgeKind::wait
+               : r.head == read   ? EdgeKind::read
+               : r.head == notify ? EdgeKind::notify
+                                  : EdgeKind::resolve;
+      const auto index = [&](ThreadId id) -> std::int32_t {
+        if (id == kNoThread) return -1;
+        auto i = data.thread_index(id);
+        return i ? static_cast<std::int32_t>(*i) : -1;
+      };
+      e.src = index(r.actor);
+      e.dst = index(r.target);
+      if (e.kind == EdgeKind::notify && r.has_text) e.text = strings.intern(r.text);
+      data.edges.push_back(e);
+    }
+  }
+  // Events come in trace order, sorted by time unless time went backwards.
+  const auto by_time = [](const TimelineEdge& a, const TimelineEdge& b) { return a.time < b.time; };
+  if (!std::is_sorted(data.edges.begin(), data.edges.end(), by_time))
+    std::stable_sort(data.edges.begin(), data.edges.end(), by_time);
+  data.edge_times.reserve(data.edges.size());
+  for (const TimelineEdge& e : data.edges) data.edge_times.push_back(e.time);
+
+  return {};
+}
+
+// A thread's label is all its distinct labels, in order: the 2014
+// MirageOS traces label a thread once when created and again as it goes
+// ("blkfront.read · B.read").
+void join_labels(std::vector<std::pair<std::uint32_t, std::uint32_t>>& labels, Interner& strings,
+                 TimelineData& data) {
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t k = 0; k < labels.size();) {
+    std::size_t e = k;
+    std::vector<std::uint32_t> distinct;
+    for (; e < labels.size() && labels[e].first == labels[k].first; ++e)
+      if (std::find(distinct.begin(), distinct.end(), labels[e].second) == distinct.end())
+        distinct.push_back(labels[e].second);
+    if (distinct.size() > 1) {
+      std::string joined;
+      for (std::uint32_t d : distinct) joined += (joined.empty() ? "" : " · ") + data.strings[d];
+      data.threads[labels[k].first].label = strings.intern(joined);
+    } else if (data.threads[labels[k].first].label == 0) {
+      data.threads[labels[k].first].label = distinct.front();
+    }
+    k = e;
+  }
+}
+
+// Idle lasts until some thread runs again.
+void derive_idle(std::vector<TimeNs>& activation_starts, std::vector<TimeNs>& idle_starts, TimelineData& data) {
+  if (!std::is_sorted(activation_starts.begin(), activation_starts.end()))
+    std::sort(activation_starts.begin(), activation_starts.end());
+  std::sort(idle_starts.begin(), idle_starts.end());
+  for (TimeNs t : idle_starts) {
+    auto next = std::upper_bound(activation_starts.begin(), activation_starts.end(), t);
+    const TimeNs end = next == activation_starts.end() ? data.end_time : *next;
+    if (!data.idle.empty() && data.idle.back().end >= t) {
+      data.idle.back().end = std::max(data.idle.back().end, end);
+      continue;
+    }
+    data.idle.push_back(TimelineBand{t, std::max(t, end)});
+  }
+  std::sort(data.gc.begin(), data.gc.end(), [](const TimelineBand& a, const TimelineBand& b) { return a.start < b.start; });
+
+}
+
+// Counters, clustered by name then time.
+Status read_counters(SqliteDatabase& db, TimelineData& data) {
+  if (Status s = db.for_each_row("SELECT name, time, value FROM counters ORDER BY name, time",
+                              [&](SqliteStatement& q) {
+                                const std::string_view name = q.text(0);
+                                if (data.counters.empty() || data.counters.back().name != name) {
+                                  data.counters.push_back(TimelineCounter{std::string(name), {}, {}, q.int64(2), q.int64(2)});
+                                }
+                                TimelineCounter& c = data.counters.back();
+                                c.times.push_back(q.int64(1));
+                                c.values.push_back(q.int64(2));
+                                c.min = std::min(c.min, q.int64(2));
+                                c.max = std::max(c.max, q.int64(2));
+                              });
+      !s.ok())
+    return s;
+  // Defensive, as for threads: a damaged key order.
+  for (TimelineCounter& c : data.counters) sort_samples(c);
+
+  return {};
+}
+
 }  // namespace
 
 std::optional<std::uint32_t> TimelineData::thread_index(ThreadId id) const {
@@ -253,187 +466,17 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   Interner strings(data.strings);
   SqliteDatabase& db = store.database();
 
-  // Threads, by id.
   std::vector<LayoutThread> layout_input;
-  if (Status s = db.for_each_row("SELECT id, parent, kind, site, label, created, resolved, outcome, failure, merged_into, first_run, "
-          "run_time FROM threads ORDER BY id",
-          [&](SqliteStatement& q) {
-            TimelineThread t;
-            t.id = q.int64(0);
-            t.parent = q.optional_int64(1).value_or(-1);
-            t.kind = strings.intern(q.is_null(2) ? std::string_view() : q.text(2));
-            t.site = q.optional_int64(3).value_or(-1);
-            t.label = strings.intern(q.is_null(4) ? std::string_view() : q.text(4));
-            t.start = q.int64(5);
-            t.outcome = outcome_of(q.optional_text(7));
-            t.end = std::max(t.start, q.optional_int64(6).value_or(data.end_time));
-            t.failure = strings.intern(q.is_null(8) ? std::string_view() : q.text(8));
-            t.merged_into = q.optional_int64(9).value_or(-1);
-            t.first_run = q.optional_int64(10).value_or(-1);
-            t.run_time = q.optional_int64(11).value_or(0);
-            LayoutThread l{t.id, q.optional_int64(1), t.start, t.end, q.optional_int64(9), t.label != 0};
-            data.threads.push_back(t);
-            layout_input.push_back(l);
-          });
-      !s.ok())
-    return s.error();
-  // Defensive: ORDER BY id walks the table's B-tree, which in a damaged
-  // file may give ids out of order, or one twice.
-  sort_threads_by_id(data.threads, layout_input);
-  index_threads(data);
-
-  // The layout: from the cache, else computed (and cached).
-  std::vector<std::int32_t> rows(data.threads.size(), 0);
-  std::int32_t row_count = 0;
-  std::vector<std::uint32_t> heads;
-  if (auto cached = read_layout_cache(store, data.threads.size())) {
-    bool matches = true;
-    for (std::size_t i = 0; i < cached->size() && matches; ++i) {
-      // A layout has fewer rows than threads: a larger row would size
-      // `rows` by a value rather than by the trace.
-      matches = (*cached)[i].first == data.threads[i].id &&
-                static_cast<std::size_t>((*cached)[i].second) < data.threads.size();
-      rows[i] = (*cached)[i].second;
-      row_count = std::max(row_count, rows[i] + 1);
-    }
-    if (matches) {
-      data.layout_from_cache = true;
-      heads = merge_chain_heads(layout_input);
-    }
-  }
-  if (!data.layout_from_cache) {
-    ThreadLayout layout = layout_threads(layout_input);
-    rows = std::move(layout.rows);
-    heads = std::move(layout.chain_head);
-    row_count = layout.row_count;
-    if (options.write_layout_cache) {
-      std::vector<std::pair<ThreadId, std::int32_t>> cache(data.threads.size());
-      for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = {data.threads[i].id, rows[i]};
-      // A database in a read-only place keeps working without its cache.
-      (void)write_layout_cache(store.path(), cache).ok();
-    }
-  }
-  layout_input.clear();
-  layout_input.shrink_to_fit();
-  assemble_rows(data, rows, heads, row_count);
-
-  // Activations, in id order (= start order).
+  if (Status s = read_threads(db, strings, data, layout_input); !s.ok()) return s.error();
+  place_rows(store, options, layout_input, data);
   std::vector<TimeNs> activation_starts;
-  if (Status s = db.for_each_row("SELECT thread, start, end FROM activations ORDER BY id",
-                              [&](SqliteStatement& q) {
-                                activation_starts.push_back(q.int64(1));
-                                auto i = data.thread_index(q.int64(0));
-                                if (!i) return;
-                                place_activation(data, TimelineActivation{q.int64(1), q.int64(2), *i});
-                              });
-      !s.ok())
-    return s.error();
-
-  // Edges and bands: one pass over events.
+  if (Status s = read_activations(db, data, activation_starts); !s.ok()) return s.error();
   std::vector<TimeNs> idle_starts;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> labels;  // (thread, text) in trace order
-  {
-    using enum RecordHead;
-    auto cursor = TraceEventCursor::open(
-        db, EventSelection{.heads = {spawn, label, wait, read, notify, resolve, idle, gc}});
-    if (!cursor) return cursor.error();
-    for (;;) {
-      auto more = cursor.value().next();
-      if (!more) return more.error();
-      if (!more.value()) break;
-      const TraceEvent& r = cursor.value().event();
-      if (r.head == label) {
-        if (r.actor == kNoThread || !r.has_text) continue;
-        if (auto i = data.thread_index(r.actor)) labels.emplace_back(*i, strings.intern(r.text));
-        continue;
-      }
-      if (!r.has_time) continue;
-      if (r.head == idle) {
-        idle_starts.push_back(r.time);
-        continue;
-      }
-      if (r.head == gc) {
-        const std::int64_t duration = std::max<std::int64_t>(0, r.has_value ? r.value : 0);
-        data.gc.push_back(TimelineBand{r.time, saturating_add(r.time, duration)});
-        continue;
-      }
-      TimelineEdge e;
-      e.time = r.time;
-      e.kind = r.head == spawn    ? EdgeKind::spawn
-               : r.head == wait   ? EdgeKind::wait
-               : r.head == read   ? EdgeKind::read
-               : r.head == notify ? EdgeKind::notify
-                                  : EdgeKind::resolve;
-      const auto index = [&](ThreadId id) -> std::int32_t {
-        if (id == kNoThread) return -1;
-        auto i = data.thread_index(id);
-        return i ? static_cast<std::int32_t>(*i) : -1;
-      };
-      e.src = index(r.actor);
-      e.dst = index(r.target);
-      if (e.kind == EdgeKind::notify && r.has_text) e.text = strings.intern(r.text);
-      data.edges.push_back(e);
-    }
-  }
-  // A thread's label is all its distinct labels, in order: the 2014
-  // MirageOS traces label a thread once when created and again as it
-  // goes ("blkfront.read · B.read").
-  std::stable_sort(labels.begin(), labels.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (std::size_t k = 0; k < labels.size();) {
-    std::size_t e = k;
-    std::vector<std::uint32_t> distinct;
-    for (; e < labels.size() && labels[e].first == labels[k].first; ++e)
-      if (std::find(distinct.begin(), distinct.end(), labels[e].second) == distinct.end())
-        distinct.push_back(labels[e].second);
-    if (distinct.size() > 1) {
-      std::string joined;
-      for (std::uint32_t d : distinct) joined += (joined.empty() ? "" : " · ") + data.strings[d];
-      data.threads[labels[k].first].label = strings.intern(joined);
-    } else if (data.threads[labels[k].first].label == 0) {
-      data.threads[labels[k].first].label = distinct.front();
-    }
-    k = e;
-  }
-  // Events come in trace order, sorted by time unless time went backwards.
-  const auto by_time = [](const TimelineEdge& a, const TimelineEdge& b) { return a.time < b.time; };
-  if (!std::is_sorted(data.edges.begin(), data.edges.end(), by_time))
-    std::stable_sort(data.edges.begin(), data.edges.end(), by_time);
-  data.edge_times.reserve(data.edges.size());
-  for (const TimelineEdge& e : data.edges) data.edge_times.push_back(e.time);
-
-  // Idle lasts until some thread runs again.
-  if (!std::is_sorted(activation_starts.begin(), activation_starts.end()))
-    std::sort(activation_starts.begin(), activation_starts.end());
-  std::sort(idle_starts.begin(), idle_starts.end());
-  for (TimeNs t : idle_starts) {
-    auto next = std::upper_bound(activation_starts.begin(), activation_starts.end(), t);
-    const TimeNs end = next == activation_starts.end() ? data.end_time : *next;
-    if (!data.idle.empty() && data.idle.back().end >= t) {
-      data.idle.back().end = std::max(data.idle.back().end, end);
-      continue;
-    }
-    data.idle.push_back(TimelineBand{t, std::max(t, end)});
-  }
-  std::sort(data.gc.begin(), data.gc.end(), [](const TimelineBand& a, const TimelineBand& b) { return a.start < b.start; });
-
-  // Counters, clustered by name then time.
-  if (Status s = db.for_each_row("SELECT name, time, value FROM counters ORDER BY name, time",
-                              [&](SqliteStatement& q) {
-                                const std::string_view name = q.text(0);
-                                if (data.counters.empty() || data.counters.back().name != name) {
-                                  data.counters.push_back(TimelineCounter{std::string(name), {}, {}, q.int64(2), q.int64(2)});
-                                }
-                                TimelineCounter& c = data.counters.back();
-                                c.times.push_back(q.int64(1));
-                                c.values.push_back(q.int64(2));
-                                c.min = std::min(c.min, q.int64(2));
-                                c.max = std::max(c.max, q.int64(2));
-                              });
-      !s.ok())
-    return s.error();
-  // Defensive, as for threads: a damaged key order.
-  for (TimelineCounter& c : data.counters) sort_samples(c);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> labels;
+  if (Status s = read_events(db, strings, data, idle_starts, labels); !s.ok()) return s.error();
+  join_labels(labels, strings, data);
+  derive_idle(activation_starts, idle_starts, data);
+  if (Status s = read_counters(db, data); !s.ok()) return s.error();
 
   auto sites = store.sites();
   if (!sites) return sites.error();
