@@ -48,36 +48,20 @@ std::vector<std::int32_t> plumbing_inputs(const TimelineData& data) {
   return input;
 }
 
-}  // namespace
+// The stages of filter_timeline(), in its order.
 
-std::vector<std::uint32_t> plumbing_threads(const TimelineData& data) {
-  const std::vector<std::int32_t> input = plumbing_inputs(data);
-  std::vector<std::uint32_t> out;
-  for (std::size_t i = 0; i < input.size(); ++i)
-    if (input[i] != kNone) out.push_back(static_cast<std::uint32_t>(i));
-  return out;
-}
+// Which threads the filter hides, and why, with the thread each hidden one
+// is drawn as (kNone: none) before chains are followed.
+struct HiddenThreads {
+  std::vector<Hidden> hidden;
+  std::vector<std::int32_t> stand;  // original indexes
+};
 
-FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter& filter) {
-  FilteredTimeline result;
+HiddenThreads hide_threads(const TimelineData& full, const TimelineFilter& filter,
+                           const std::vector<std::int32_t>& parent) {
   const std::size_t n = full.threads.size();
-  if (filter.empty()) {
-    result.data = full;
-    result.shown_as.resize(n);
-    std::iota(result.shown_as.begin(), result.shown_as.end(), 0);
-    result.original.resize(n);
-    std::iota(result.original.begin(), result.original.end(), 0U);
-    return result;
-  }
-
-  // Parents as indexes, and children lists (CSR) for folding.
-  std::vector<std::int32_t> parent(n, kNone);
-  for (std::size_t i = 0; i < n; ++i)
-    if (auto p = full.threads[i].parent >= 0 ? full.thread_index(full.threads[i].parent) : std::nullopt)
-      if (*p != i) parent[i] = static_cast<std::int32_t>(*p);
-
   std::vector<Hidden> hidden(n, Hidden::no);
-  std::vector<std::int32_t> stand(n, kNone);  // who a hidden thread is drawn as (original index)
+  std::vector<std::int32_t> stand(n, kNone);
 
   // 1. Folded subtrees.
   if (!filter.folded.empty()) {
@@ -121,8 +105,13 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
       if (hidden[i] == Hidden::no && full.threads[i].end - full.threads[i].start < filter.min_duration)
         hidden[i] = Hidden::short_lived;
 
-  // Each thread's final stand-in: itself when shown, else the end of its
-  // chain of stand-ins (kNone for a cycle or a thread standing for none).
+  return HiddenThreads{std::move(hidden), std::move(stand)};
+}
+
+// Each thread's final stand-in: itself when shown, else the end of its
+// chain of stand-ins (kNone for a cycle or a thread standing for none).
+std::vector<std::int32_t> final_stand_ins(const std::vector<Hidden>& hidden, const std::vector<std::int32_t>& stand) {
+  const std::size_t n = hidden.size();
   constexpr std::int32_t kUnknown = -2, kVisiting = -3;
   std::vector<std::int32_t> final_of(n, kUnknown);
   std::vector<std::uint32_t> path;
@@ -148,7 +137,14 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
     for (std::uint32_t p : path) final_of[p] = answer;
   }
 
-  // The shown threads, in id order (the original order).
+  return final_of;
+}
+
+// The shown threads, in id order (the original order), where each hidden
+// one is shown, and the counts of what was hidden.
+void keep_shown_threads(const TimelineData& full, const std::vector<Hidden>& hidden,
+                        const std::vector<std::int32_t>& final_of, FilteredTimeline& result) {
+  const std::size_t n = full.threads.size();
   TimelineData& d = result.data;
   result.shown_as.assign(n, kNone);
   for (std::size_t i = 0; i < n; ++i) {
@@ -175,8 +171,15 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
     }
   }
 
-  // Parents: the nearest shown ancestor, where a hidden plumbing or folded
-  // thread's place is taken by its stand-in.
+}
+
+// Parents: the nearest shown ancestor, where a hidden plumbing or folded
+// thread's place is taken by its stand-in; then the rows are laid out anew.
+void relink_and_lay_out(const TimelineData& full, const std::vector<std::int32_t>& parent,
+                        const std::vector<Hidden>& hidden, const std::vector<std::int32_t>& final_of,
+                        FilteredTimeline& result) {
+  const std::size_t n = full.threads.size();
+  TimelineData& d = result.data;
   std::vector<LayoutThread> layout_input;
   layout_input.reserve(d.threads.size());
   for (std::size_t k = 0; k < d.threads.size(); ++k) {
@@ -204,8 +207,13 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
   ThreadLayout layout = layout_threads(layout_input);
   assemble_rows(d, layout.rows, layout.chain_head, layout.row_count);
 
-  // Activations: a shown thread's own and its folded subtree's, in start
-  // order (they never overlap: one thread runs at a time).
+}
+
+// Activations: a shown thread's own and its folded subtree's, in start
+// order (they never overlap: one thread runs at a time); edges and findings
+// moved to the stand-ins.
+void move_to_stand_ins(const TimelineData& full, const std::vector<Hidden>& hidden, FilteredTimeline& result) {
+  TimelineData& d = result.data;
   std::vector<TimelineActivation> activations;
   for (const TimelineRow& r : full.rows)
     for (const TimelineActivation& a : r.activations) {
@@ -238,6 +246,44 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
     for (std::int32_t* t : {&a.thread, &a.from, &a.suspect})
       if (*t >= 0) *t = result.shown_as[static_cast<std::size_t>(*t)];
 
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> plumbing_threads(const TimelineData& data) {
+  const std::vector<std::int32_t> input = plumbing_inputs(data);
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = 0; i < input.size(); ++i)
+    if (input[i] != kNone) out.push_back(static_cast<std::uint32_t>(i));
+  return out;
+}
+
+FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter& filter) {
+  FilteredTimeline result;
+  const std::size_t n = full.threads.size();
+  if (filter.empty()) {
+    result.data = full;
+    result.shown_as.resize(n);
+    std::iota(result.shown_as.begin(), result.shown_as.end(), 0);
+    result.original.resize(n);
+    std::iota(result.original.begin(), result.original.end(), 0U);
+    return result;
+  }
+
+  // Parents as indexes, and children lists (CSR) for folding.
+  std::vector<std::int32_t> parent(n, kNone);
+  for (std::size_t i = 0; i < n; ++i)
+    if (auto p = full.threads[i].parent >= 0 ? full.thread_index(full.threads[i].parent) : std::nullopt)
+      if (*p != i) parent[i] = static_cast<std::int32_t>(*p);
+
+  const HiddenThreads h = hide_threads(full, filter, parent);
+  const std::vector<Hidden>& hidden = h.hidden;
+  const std::vector<std::int32_t> final_of = final_stand_ins(hidden, h.stand);
+  keep_shown_threads(full, hidden, final_of, result);
+  relink_and_lay_out(full, parent, hidden, final_of, result);
+  move_to_stand_ins(full, hidden, result);
+
+  TimelineData& d = result.data;
   d.source = full.source;
   d.first_time = full.first_time;
   d.end_time = full.end_time;
