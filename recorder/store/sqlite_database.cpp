@@ -8,7 +8,10 @@
 #include "recorder/store/sqlite_database.hpp"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
 namespace skein {
@@ -97,6 +100,12 @@ Result<SqliteDatabase> SqliteDatabase::open_for_update(const std::string& path) 
   if (Status s = result.exec("PRAGMA trusted_schema = OFF;"); !s.ok()) return s.error();
   if (sqlite3_db_readonly(db, "main") == 1) return file_error(path, "the database is read-only");
   return result;
+}
+
+Result<DatabaseFileIdentity> SqliteDatabase::file_identity() const {
+  struct stat st {};
+  if (::stat(name_.c_str(), &st) != 0) return file_error(name_, std::string("cannot stat the database: ") + std::strerror(errno));
+  return DatabaseFileIdentity{st.st_dev, st.st_ino};
 }
 
 SqliteDatabase::SqliteDatabase(SqliteDatabase&& other) noexcept

@@ -20,6 +20,8 @@
 // in turn); nothing is built by pasting values into SQL text.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +37,16 @@ struct sqlite3_stmt;
 namespace skein {
 
 class SqliteStatement;
+
+// Which file a connection holds: stat(2)'s device and inode of its path,
+// taken after the connection opened it (SQLite opens the main file in
+// sqlite3_open_v2). Two identities differ when the path was replaced by a
+// rename in between, as a re-import replaces a cache.
+struct DatabaseFileIdentity {
+  dev_t device = 0;
+  ino_t inode = 0;
+  bool operator==(const DatabaseFileIdentity&) const = default;
+};
 
 class SqliteDatabase {
  public:
@@ -75,6 +87,11 @@ class SqliteDatabase {
   // Closes the connection, reporting a failure to close (unfinalized
   // statements are a bug; a failed final write is not).
   [[nodiscard]] Status close();
+
+  // The file this connection holds: its path's identity now, which is the
+  // file opened as long as nothing renamed that very file back into place
+  // after another (nothing does: a replaced file is gone for good).
+  [[nodiscard]] Result<DatabaseFileIdentity> file_identity() const;
 
   // "FILE: WHAT: SQLite's message for the last error".
   [[nodiscard]] Diagnostic error(std::string_view what) const;

@@ -54,41 +54,55 @@ Status write(SqliteDatabase& db, const std::vector<LintFinding>& findings) {
   return {};
 }
 
-}  // namespace
-
-Status store_lint_report(const std::string& database_path, const LintReport& report,
-                         AnomalyDurability durability) {
+// The database opened for update and in a write transaction (BEGIN
+// IMMEDIATE, so no other writer comes between), after checking that it is
+// still the file `expected` names: results read from one file never go into
+// another that replaced it at the same path meanwhile.
+Result<SqliteDatabase> begin_results_write(const std::string& database_path, AnomalyDurability durability,
+                                           const std::optional<DatabaseFileIdentity>& expected) {
   auto db = SqliteDatabase::open_for_update(database_path);
   if (!db) return db.error();
   if (durability == AnomalyDurability::rebuildable) {
     // A cache is rebuilt from its trace at need (opened_store.hpp): like its
     // import, it need not wait for the disk.
-    if (Status s = db.value().exec("PRAGMA synchronous = OFF"); !s.ok()) return s;
+    if (Status s = db.value().exec("PRAGMA synchronous = OFF"); !s.ok()) return s.error();
   }
-  if (Status s = db.value().exec("BEGIN IMMEDIATE"); !s.ok()) return s;
-  Status written = write(db.value(), report.findings);
-  if (written.ok() && !report.transfers.empty()) written = write_transfers(db.value(), report.transfers);
+  if (Status s = db.value().exec("BEGIN IMMEDIATE"); !s.ok()) return s.error();
+  if (expected) {
+    auto now = db.value().file_identity();
+    if (!now) return now.error();
+    if (now.value() != *expected)
+      return file_error(database_path,
+                        "was replaced by another database since it was linted; the lint's results are not stored");
+  }
+  return db;
+}
+
+Status commit(SqliteDatabase& db, Status written) {
   if (!written.ok()) {
-    (void)db.value().exec("ROLLBACK");
+    (void)db.exec("ROLLBACK");
     return written;
   }
-  if (Status s = db.value().exec("COMMIT"); !s.ok()) return s;
-  return db.value().close();
+  if (Status s = db.exec("COMMIT"); !s.ok()) return s;
+  return db.close();
+}
+
+}  // namespace
+
+Status store_lint_report(const std::string& database_path, const LintReport& report, AnomalyDurability durability,
+                         const std::optional<DatabaseFileIdentity>& expected) {
+  auto db = begin_results_write(database_path, durability, expected);
+  if (!db) return db.error();
+  Status written = write(db.value(), report.findings);
+  if (written.ok() && !report.transfers.empty()) written = write_transfers(db.value(), report.transfers);
+  return commit(db.value(), std::move(written));
 }
 
 Status store_transfers(const std::string& database_path, std::vector<ControlTransfer> transfers,
-                       AnomalyDurability durability) {
-  auto db = SqliteDatabase::open_for_update(database_path);
+                       AnomalyDurability durability, const std::optional<DatabaseFileIdentity>& expected) {
+  auto db = begin_results_write(database_path, durability, expected);
   if (!db) return db.error();
-  if (durability == AnomalyDurability::rebuildable)
-    if (Status s = db.value().exec("PRAGMA synchronous = OFF"); !s.ok()) return s;
-  if (Status s = db.value().exec("BEGIN IMMEDIATE"); !s.ok()) return s;
-  if (Status s = write_transfers(db.value(), std::move(transfers)); !s.ok()) {
-    (void)db.value().exec("ROLLBACK");
-    return s;
-  }
-  if (Status s = db.value().exec("COMMIT"); !s.ok()) return s;
-  return db.value().close();
+  return commit(db.value(), write_transfers(db.value(), std::move(transfers)));
 }
 
 Result<LintResultsPresent> lint_results_present(SqliteDatabase& db) {

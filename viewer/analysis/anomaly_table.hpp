@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "recorder/format/diagnostic.hpp"
+#include "recorder/store/sqlite_database.hpp"
 #include "viewer/analysis/lint_finding.hpp"
 #include "viewer/analysis/lint_run.hpp"
 
@@ -46,15 +47,19 @@ enum class AnomalyDurability : std::uint8_t { durable, rebuildable };
 // `report`'s (numbered in order from 1) and, when the report kept them,
 // its transfers (verdicts depend on the records only, so causes stored
 // before stay true of the same database). Fails (and changes nothing) on
-// a read-only database.
+// a read-only database, and, given `expected` (the identity of the file the
+// lint read), when another file has replaced that one at the path since.
 [[nodiscard]] Status store_lint_report(const std::string& database_path, const LintReport& report,
-                                       AnomalyDurability durability = AnomalyDurability::durable);
+                                       AnomalyDurability durability = AnomalyDurability::durable,
+                                       const std::optional<DatabaseFileIdentity>& expected = std::nullopt);
 
 // Replaces only the `transfers` table's rows: the causes of a database
 // whose findings were stored without them (`skein lint` stores findings
 // only; `skein why` and the viewer add the causes when they need them).
+// `expected` as for store_lint_report().
 [[nodiscard]] Status store_transfers(const std::string& database_path, std::vector<ControlTransfer> transfers,
-                                     AnomalyDurability durability = AnomalyDurability::durable);
+                                     AnomalyDurability durability = AnomalyDurability::durable,
+                                     const std::optional<DatabaseFileIdentity>& expected = std::nullopt);
 
 // What a database holds of a lint's results, each table with Skein's
 // columns: its findings, and the replay's verdicts.

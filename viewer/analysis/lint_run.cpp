@@ -72,6 +72,8 @@ TraceSemantics semantics_from_header(const std::string* scheduler_thread, const 
 
 namespace {
 
+constexpr std::string_view kLintCancelled = "the lint was cancelled";
+
 // One pass: each event goes to the rules that observe its head, and the
 // replay's verdicts reach the rules right after the event that settled them.
 class LintPass {
@@ -164,6 +166,8 @@ LintReport lint_events(const std::vector<TraceEvent>& events, const LintOptions&
   return pass.finish(end);
 }
 
+bool lint_cancelled(const Diagnostic& error) { return error.message == kLintCancelled; }
+
 Result<LintReport> lint_store(TraceStore& store, LintOptions options) {
   SqliteDatabase& db = store.database();
   auto head_count = db.prepare("SELECT records FROM heads WHERE id = ?1");
@@ -208,8 +212,11 @@ Result<LintReport> lint_store(TraceStore& store, LintOptions options) {
                                                 has_return.value()});
   TraceEventPrefetch prefetch(db);
   prefetch.start();
-  while (const TraceEventList* batch = prefetch.next())
+  while (const TraceEventList* batch = prefetch.next()) {
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+      return file_error(db.name(), std::string(kLintCancelled));
     for (const TraceEvent& e : batch->events()) pass.feed(e);
+  }
   if (prefetch.error()) return *prefetch.error();
   return pass.finish(end);
 }

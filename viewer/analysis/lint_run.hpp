@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct LintOptions {
   // `transfers` table, transfer_table.hpp): the replay then runs even when
   // no rule asks for it.
   bool keep_transfers = false;
+  // Checked between batches of records by lint_store(): once set, the lint
+  // stops and fails with lint_cancelled().
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct LintReport {
@@ -40,6 +44,8 @@ struct LintReport {
 };
 
 [[nodiscard]] Result<LintReport> lint_store(TraceStore& store, LintOptions options);
+// Whether a lint_store() failure is its cancellation.
+[[nodiscard]] bool lint_cancelled(const Diagnostic& error);
 [[nodiscard]] LintReport lint_events(const std::vector<TraceEvent>& events, const LintOptions& options);
 
 }  // namespace skein

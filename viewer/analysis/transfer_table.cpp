@@ -93,7 +93,7 @@ Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfer
 }
 
 Result<std::optional<TransferLookup>> TransferLookup::open(SqliteDatabase& db) {
-  // The main database's table, or an attached one's (write_transfers).
+  // The main database's table, or the temp schema's (write_transfers).
   auto exists = db.query_int("SELECT count(*) FROM pragma_table_list WHERE name = 'transfers' AND type = 'table'");
   if (!exists) return exists.error();
   if (exists.value() == 0) return std::optional<TransferLookup>();

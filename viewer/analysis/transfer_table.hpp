@@ -53,9 +53,9 @@ enum class TransferKind : std::uint8_t { transfer = 0, unresolved_read = 1, hand
 [[nodiscard]] TransferKind transfer_kind(const ControlTransfer& t);
 
 // Replaces the table's rows with `transfers` (inside the caller's
-// transaction). `transfers` need not be sorted. `schema` names an
-// attached database to write into ("" the main one): a database that
-// cannot be written keeps its causes in an attached one in memory.
+// transaction). `transfers` need not be sorted. `schema` names the
+// schema to write into ("" the main one): a database that cannot be
+// written keeps its causes in its connection's "temp" schema.
 [[nodiscard]] Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfers,
                                      const std::string& schema = "");
 

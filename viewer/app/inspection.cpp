@@ -168,6 +168,12 @@ void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
   }
 }
 
+void Inspection::resume_analysis(const QString& replaced) {
+  if (!full_ || QString::fromStdString(full_->source) == replaced) return;
+  analysis_->open(full_->source, full_);
+  anomalies_->set_linting(true);
+}
+
 void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> findings,
                                    std::vector<TimelineAnomaly> stored_findings, bool ran, const QString& error) {
   if (!full_ || generation != analysis_->generation()) return;

@@ -97,6 +97,11 @@ class Inspection : public QObject {
   // lints are still running, once they are done. False when the trace has
   // no such finding (known only once the lints are done).
   bool show_finding(std::int64_t number);
+  // After a load that failed, the shown trace is analysed again (its
+  // findings come back from its database), unless `replaced`, the database
+  // that load imported anew, is the shown trace's: its findings stay drawn,
+  // and Why? has no database to ask.
+  void resume_analysis(const QString& replaced);
   [[nodiscard]] TraceAnalysis* analysis() const { return analysis_; }
   // Shows a Why? step: the window from its cause to its effect, with a
   // margin, and its effect's thread selected.

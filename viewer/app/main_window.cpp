@@ -25,6 +25,7 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
+#include "viewer/app/trace_analysis.hpp"
 #include "viewer/app/why_dock.hpp"
 #include "viewer/timeline/trace_completeness.hpp"
 #include "viewer/analysis/units.hpp"
@@ -200,7 +201,9 @@ void MainWindow::read_notice(quint64 job, const std::string& database) {
 
 void MainWindow::open(const QString& path) {
   loading_path_ = path;
-  job_ = loader_.load(path);
+  // The shown trace's analysis lets go of its database first: this load
+  // may replace it (a reload of a trace changed on disk).
+  job_ = loader_.load(path, QString(), inspection_->analysis()->close());
   if (!progress_) {
     progress_ = new QProgressDialog(this);
     progress_->setWindowTitle(QStringLiteral("Opening"));
@@ -274,9 +277,10 @@ void MainWindow::on_loaded(quint64 job, std::shared_ptr<const TimelineData> load
   emit load_finished(true);
 }
 
-void MainWindow::on_failed(quint64 job, const QString& message, bool cancelled) {
+void MainWindow::on_failed(quint64 job, const QString& message, bool cancelled, const QString& replaced) {
   if (job != job_) return;
   reloading_.reset();
+  inspection_->resume_analysis(replaced);
   if (progress_) progress_->deleteLater();
   if (!cancelled) {
     if (batch_) std::fprintf(stderr, "skein-view: %s\n", qPrintable(message));

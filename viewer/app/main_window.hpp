@@ -107,7 +107,7 @@ class MainWindow : public QMainWindow {
  private:
   void on_progress(quint64 job, double fraction, const QString& stage);
   void on_loaded(quint64 job, std::shared_ptr<const TimelineData> loaded);
-  void on_failed(quint64 job, const QString& message, bool cancelled);
+  void on_failed(quint64 job, const QString& message, bool cancelled, const QString& replaced);
   void remember(const QString& path);
   void rebuild_recent_menu();
   void update_status();

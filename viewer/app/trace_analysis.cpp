@@ -2,7 +2,10 @@
 // trace (Worker), which only the background worker's thread touches: the
 // lint run on opening, the why-engine, the records kept for causal paths.
 // A delivered result names the generation it was computed for and is
-// dropped when another trace was opened since.
+// dropped when another trace was opened since. Each open() has its own
+// `closed` flag, which its lint polls and its queued jobs check first;
+// close() sets it and posts the job that drops the store, whose end fulfils
+// the future it returned.
 #include "viewer/app/trace_analysis.hpp"
 
 
@@ -19,6 +22,7 @@ struct TraceAnalysis::Worker {
   quint64 generation = 0;
   std::string path;
   std::optional<TraceStore> store;
+  std::optional<DatabaseFileIdentity> identity;  // of the file `store` read
   bool linted = false;  // the database (or the attached one) holds the causes
   std::optional<WhyEngine> engine;
   std::shared_ptr<const TraceEventList> events;
@@ -27,6 +31,7 @@ struct TraceAnalysis::Worker {
     engine.reset();
     events.reset();
     store.reset();
+    identity.reset();
     linted = false;
     generation = g;
     path = to;
@@ -37,6 +42,12 @@ struct TraceAnalysis::Worker {
     auto opened = TraceStore::open(path);
     if (!opened) return opened.error();
     store = std::move(opened).value();
+    auto held = store->database().file_identity();
+    if (!held) {
+      store.reset();
+      return held.error();
+    }
+    identity = held.value();
     return {};
   }
 
@@ -45,8 +56,9 @@ struct TraceAnalysis::Worker {
     bool ran = false;
     bool stored = false;
   };
-  // The lint's results in reach of the engine: there already, or made now.
-  Result<LintOutcome> ensure_linted() {
+  // The lint's results in reach of the engine: there already, or made now
+  // (stopping, with nothing stored, once `closed` is set).
+  Result<LintOutcome> ensure_linted(const std::atomic<bool>& closed, const std::function<void()>* before_storing) {
     LintOutcome outcome;
     if (linted) return outcome;
     if (Status s = ensure_store(); !s.ok()) return s.error();
@@ -59,33 +71,42 @@ struct TraceAnalysis::Worker {
     }
     LintOptions options;
     options.keep_transfers = true;
+    options.cancel = &closed;
     auto report = lint_store(*store, options);
     if (!report) return report.error();
+    if (before_storing && *before_storing) (*before_storing)();
+    if (closed.load()) return file_error(path, "the lint was cancelled");
     // Findings stored already (by `skein lint`, maybe with its own
     // settings) stay as they are: only the causes are added.
     const bool add_causes_only = present.value().findings;
     outcome.ran = !add_causes_only;
     if (!add_causes_only) outcome.findings = report.value().findings;
     const Status stored = add_causes_only
-                              ? store_transfers(path, report.value().transfers, AnomalyDurability::rebuildable)
-                              : store_lint_report(path, report.value(), AnomalyDurability::rebuildable);
+                              ? store_transfers(path, report.value().transfers, AnomalyDurability::rebuildable,
+                                                identity)
+                              : store_lint_report(path, report.value(), AnomalyDurability::rebuildable, identity);
     if (stored.ok()) {
       outcome.stored = true;
     } else {
-      // A database this user cannot write: the causes go to an attached
-      // database in memory, for this session.
+      // A database this user cannot write, or one replaced at its path
+      // since it was read: the causes (of the file read) go to the
+      // connection's temp schema, for this session. The connection is
+      // read-only at the file (SQLITE_OPEN_READONLY), which also makes any
+      // database it attaches read-only, but never its temp schema; lifting
+      // query_only for this write lets it write there alone.
       SqliteDatabase& db = store->database();
-      if (Status s = db.exec("ATTACH DATABASE ':memory:' AS lint_results"); !s.ok()) return s.error();
-      if (Status s = write_transfers(db, std::move(report.value().transfers), "lint_results"); !s.ok())
-        return s.error();
+      if (Status s = db.exec("PRAGMA query_only = OFF"); !s.ok()) return s.error();
+      Status written = write_transfers(db, std::move(report.value().transfers), "temp");
+      if (Status s = db.exec("PRAGMA query_only = ON"); written.ok() && !s.ok()) written = s;
+      if (!written.ok()) return written.error();
     }
     linted = true;
     return outcome;
   }
 
-  Result<WhyEngine*> ensure_engine() {
+  Result<WhyEngine*> ensure_engine(const std::atomic<bool>& closed) {
     if (engine) return &*engine;
-    if (auto l = ensure_linted(); !l) return l.error();
+    if (auto l = ensure_linted(closed, nullptr); !l) return l.error();
     auto opened = WhyEngine::open(*store);
     if (!opened) return opened.error();
     engine = std::move(opened).value();
@@ -110,14 +131,42 @@ TraceAnalysis::TraceAnalysis(QObject* parent)
 
 TraceAnalysis::~TraceAnalysis() = default;
 
+std::shared_future<void> TraceAnalysis::close() {
+  ++generation_;
+  linting_ = false;
+  if (closed_) closed_->store(true);
+  closed_.reset();
+  auto released = std::make_shared<std::promise<void>>();
+  std::shared_future<void> done = released->get_future().share();
+  std::shared_ptr<Worker> worker = worker_;
+  const quint64 g = generation_;
+  // Runs after the job in progress, which stops soon (its flag is set);
+  // should the worker go first, the promise is broken, which is ready too.
+  background_->post([worker, g, released] {
+    worker->reset(g, std::string());
+    released->set_value();
+  });
+  return done;
+}
+
+void TraceAnalysis::set_before_storing(std::function<void()> hook) {
+  before_storing_ = hook ? std::make_shared<const std::function<void()>>(std::move(hook)) : nullptr;
+}
+
 void TraceAnalysis::open(const std::string& database, std::shared_ptr<const TimelineData> timeline) {
+  (void)close();
   const quint64 g = ++generation_;
   linting_ = true;
+  closed_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<std::atomic<bool>> closed = closed_;
+  std::shared_ptr<const std::function<void()>> before_storing = before_storing_;
   std::shared_ptr<Worker> worker = worker_;
   BackgroundWorker* background = background_.get();
-  background->post([this, worker, background, g, database, timeline = std::move(timeline)] {
+  background->post([this, worker, background, g, closed, before_storing, database, timeline = std::move(timeline)] {
+    if (closed->load()) return;
     worker->reset(g, database);
-    auto outcome = worker->ensure_linted();
+    auto outcome = worker->ensure_linted(*closed, before_storing.get());
+    if (closed->load()) return;  // nothing is delivered for a closed trace
     std::vector<LintFinding> findings;
     std::vector<TimelineAnomaly> stored_findings;
     bool ran = false;
@@ -146,12 +195,20 @@ void TraceAnalysis::open(const std::string& database, std::shared_ptr<const Time
 
 void TraceAnalysis::ask_why(WhyJob job, std::function<void(Result<WhyAnswer>)> done) {
   const quint64 g = generation_;
+  if (!closed_) {
+    // Answered on the next turn of the event loop, as every answer is.
+    QMetaObject::invokeMethod(
+        this, [done = std::move(done)] { done(Result<WhyAnswer>(file_error("", "no trace is open for questions"))); },
+        Qt::QueuedConnection);
+    return;
+  }
+  std::shared_ptr<std::atomic<bool>> closed = closed_;
   std::shared_ptr<Worker> worker = worker_;
   BackgroundWorker* background = background_.get();
-  background->post([this, worker, background, g, job = std::move(job), done = std::move(done)]() mutable {
+  background->post([this, worker, background, g, closed, job = std::move(job), done = std::move(done)]() mutable {
     std::optional<Result<WhyAnswer>> result;
-    if (worker->generation != g) return;  // another trace since
-    auto engine = worker->ensure_engine();
+    if (closed->load() || worker->generation != g) return;  // another trace since
+    auto engine = worker->ensure_engine(*closed);
     if (!engine) result.emplace(engine.error());
     else result.emplace(job(*engine.value()));
     background->deliver([this, g, done = std::move(done), result = std::move(*result)]() mutable {
@@ -162,10 +219,18 @@ void TraceAnalysis::ask_why(WhyJob job, std::function<void(Result<WhyAnswer>)> d
 
 void TraceAnalysis::ask_events(EventsJob job, std::function<void(Result<std::vector<WhyStep>>)> done) {
   const quint64 g = generation_;
+  if (!closed_) {
+    // Answered on the next turn of the event loop, as every answer is.
+    QMetaObject::invokeMethod(
+        this, [done = std::move(done)] { done(Result<std::vector<WhyStep>>(file_error("", "no trace is open for questions"))); },
+        Qt::QueuedConnection);
+    return;
+  }
+  std::shared_ptr<std::atomic<bool>> closed = closed_;
   std::shared_ptr<Worker> worker = worker_;
   BackgroundWorker* background = background_.get();
-  background->post([this, worker, background, g, job = std::move(job), done = std::move(done)]() mutable {
-    if (worker->generation != g) return;
+  background->post([this, worker, background, g, closed, job = std::move(job), done = std::move(done)]() mutable {
+    if (closed->load() || worker->generation != g) return;
     std::optional<Result<std::vector<WhyStep>>> result;
     auto events = worker->ensure_events();
     if (!events) result.emplace(events.error());

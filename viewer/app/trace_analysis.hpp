@@ -12,14 +12,25 @@
 // holds a lint's results already (anomaly_table.hpp: `anomalies` and
 // `transfers`) is used as it is; otherwise every rule runs, with the
 // replay's verdicts kept, and the results are stored in the database, or,
-// when it cannot be written, kept for the session in an attached database
-// in memory. findings_ready() then carries the findings: the ones the
+// when it cannot be written, kept for the session in the connection's temp
+// schema. findings_ready() then carries the findings: the ones the
 // lint made now, or the ones the database held, read on the worker (the
 // timeline is loaded without them, so they never delay its first frame).
+//
+// Letting go (close()): a load that may replace the database (a reload
+// re-imports a changed trace into the same cache file) first closes the
+// analysis and waits for the future close() gives. Until it is ready the
+// worker may still read the old database or write the lint's results into
+// it; once it is, nothing here holds or writes it. A running lint stops at
+// its next batch of records and stores nothing; questions still queued are
+// dropped. Results are only ever written into the very file the lint read
+// (anomaly_table.hpp's `expected`), whoever else replaces it.
 #pragma once
 
 #include <QObject>
+#include <atomic>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,8 +54,15 @@ class TraceAnalysis : public QObject {
   // `timeline` is the trace as loaded, whose thread index maps stored
   // findings; the worker only reads it.
   void open(const std::string& database, std::shared_ptr<const TimelineData> timeline);
+  // Drops the open trace, as described above; ready at once when none is
+  // open. Results still to come for it are never delivered.
+  std::shared_future<void> close();
   [[nodiscard]] quint64 generation() const { return generation_; }
   [[nodiscard]] bool linting() const { return linting_; }
+
+  // Runs on the worker right before a lint made on open() stores its
+  // results: lets a test hold the worker there (nullptr: nothing runs).
+  void set_before_storing(std::function<void()> hook);
 
   // Runs `job` on the worker with the trace's why-engine (opened, and the
   // lint run, first when needed), then `done` on the UI thread with its
@@ -69,6 +87,9 @@ class TraceAnalysis : public QObject {
 
   std::shared_ptr<Worker> worker_;  // jobs' state; touched on the worker thread only
   quint64 generation_ = 0;
+  // Set by close(): the jobs of the open trace stop or are skipped.
+  std::shared_ptr<std::atomic<bool>> closed_;
+  std::shared_ptr<const std::function<void()>> before_storing_;
   bool linting_ = false;
   // Last, so it goes first: the running job finishes and nothing queued is
   // delivered once the members above are gone.

@@ -1,6 +1,7 @@
 // trace_loader.cpp — each load() cancels the previous job and posts the new
 // one to the loader's worker, where it runs once the cancelled one has
-// stopped: open_store() (import through the cache, progress mapped to
+// stopped: a wait for the `released` future (polled, so a cancel ends it),
+// open_store() (import through the cache, progress mapped to
 // stages), a cancellation check, then load_timeline() without the stored
 // findings, which the analysis worker adds after the first frame. Every
 // signal is emitted from a function delivered to the UI thread. Each job has
@@ -8,6 +9,7 @@
 // it.
 #include "viewer/app/trace_loader.hpp"
 
+#include <chrono>
 
 #include "recorder/store/opened_store.hpp"
 
@@ -23,7 +25,7 @@ void TraceLoader::cancel() {
   if (cancel_) cancel_->store(true);
 }
 
-quint64 TraceLoader::load(const QString& path, const QString& cache_dir) {
+quint64 TraceLoader::load(const QString& path, const QString& cache_dir, std::shared_future<void> released) {
   cancel();
   const quint64 job = ++next_job_;
   auto cancelled = std::make_shared<std::atomic<bool>>(false);
@@ -31,14 +33,24 @@ quint64 TraceLoader::load(const QString& path, const QString& cache_dir) {
   const std::string file = path.toStdString();
   const std::string cache = cache_dir.toStdString();
   BackgroundWorker* background = background_.get();
-  background->post([this, background, job, file, cache, cancelled] {
+  background->post([this, background, job, file, cache, cancelled, released = std::move(released)] {
     // Every signal below is emitted on the UI thread.
     const auto report = [this, background, job](double fraction, const QString& stage) {
       background->deliver([this, job, fraction, stage] { emit progress(job, fraction, stage); });
     };
-    const auto fail = [this, background, job](const QString& message, bool was_cancelled) {
-      background->deliver([this, job, message, was_cancelled] { emit failed(job, message, was_cancelled); });
+    QString replaced;
+    const auto fail = [this, background, job, &replaced](const QString& message, bool was_cancelled) {
+      background->deliver(
+          [this, job, message, was_cancelled, replaced] { emit failed(job, message, was_cancelled, replaced); });
     };
+    if (released.valid()) {
+      report(-1, QStringLiteral("Waiting for the last trace's analysis…"));
+      while (released.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready)
+        if (cancelled->load()) {
+          fail(QStringLiteral("cancelled"), true);
+          return;
+        }
+    }
     StoreOpenOptions options;
     options.cache_dir = cache;
     options.import.sync = false;
@@ -55,6 +67,7 @@ quint64 TraceLoader::load(const QString& path, const QString& cache_dir) {
       fail(QString::fromStdString(opened.error.to_string()), cancelled->load());
       return;
     }
+    if (opened.imported) replaced = QString::fromStdString(opened.database_path);
     if (cancelled->load()) {
       fail(QStringLiteral("cancelled"), true);
       return;

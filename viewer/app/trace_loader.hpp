@@ -7,11 +7,18 @@
 // results of any other (a stale job: the user opened something else
 // meanwhile). cancel() asks the running import to stop; its job then
 // fails with `cancelled` set.
+//
+// A load may replace a database someone reads: reloading a changed trace
+// re-imports it into the same cache file. load() takes a future (from
+// TraceAnalysis::close()) that says when the last trace's analysis has let
+// go of its database; the job waits for it, still cancellable, before it
+// opens anything.
 #pragma once
 
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <future>
 #include <memory>
 
 #include "viewer/app/background_worker.hpp"
@@ -28,7 +35,9 @@ class TraceLoader : public QObject {
 
   // Starts loading `path` (a trace of any format or a trace database);
   // returns the job's id. Cancels the job before it, if still running.
-  quint64 load(const QString& path, const QString& cache_dir = QString());
+  // `released`, when valid, is waited for first (see above).
+  quint64 load(const QString& path, const QString& cache_dir = QString(),
+               std::shared_future<void> released = {});
   void cancel();
 
  signals:
@@ -36,7 +45,10 @@ class TraceLoader : public QObject {
   void progress(quint64 job, double fraction, const QString& stage);
   void loaded(quint64 job, std::shared_ptr<const skein::TimelineData> data);
   // message is the diagnostic as `skein` prints it: FILE:LINE:COL: message.
-  void failed(quint64 job, const QString& message, bool cancelled);
+  // `replaced` names the database this job imported anew before it failed
+  // (empty when it replaced none): whatever was read from that path before
+  // is gone.
+  void failed(quint64 job, const QString& message, bool cancelled, const QString& replaced);
 
  private:
   quint64 next_job_ = 0;

@@ -6,12 +6,18 @@
 // read-only folder, is linted all the same while storing fails and leaves
 // its bytes as they were. "Cannot be written" is made real for root too
 // (tests/support/file_modes_enforced.hpp): the kernel refuses the write.
+// Given the identity of the file the lint read, a store into another file
+// renamed into its place is refused and leaves that file as it was. A lint
+// whose cancel flag is set stops as cancelled.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
+#include <optional>
 #include <fstream>
 #include <iterator>
 
@@ -155,4 +161,60 @@ TEST_CASE("anomalies: a database that cannot be written is linted all the same a
   CHECK(read_bytes(db) == before);
   CHECK(query(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'anomalies'") == "0\n");
   CHECK_FALSE(test::file_exists(db + "-journal"));
+}
+
+TEST_CASE("anomalies: results are stored only into the very file the lint read") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  REQUIRE(test::import_text(kTrace, db).ok());
+  const LintReport report = lint(db);
+  REQUIRE(!report.findings.empty());
+  std::optional<DatabaseFileIdentity> read;
+  {
+    auto opened = SqliteDatabase::open_untrusted(db);
+    REQUIRE(opened.ok());
+    auto identity = opened.value().file_identity();
+    REQUIRE(identity.ok());
+    read = identity.value();
+  }
+  SECTION("the same file: stored") {
+    REQUIRE(store_lint_report(db, report, AnomalyDurability::durable, read).ok());
+    REQUIRE(query(db, "SELECT count(*) FROM anomalies") == std::to_string(report.findings.size()) + "\n");
+  }
+  SECTION("another file renamed into its place: refused, and the newcomer left as it was") {
+    const std::string other = dir.file("other.db");
+    REQUIRE(test::import_text("(skein-trace 1)\n(spawn 0 1 0 task)\n(end 10)\n", other).ok());
+    REQUIRE(std::rename(other.c_str(), db.c_str()) == 0);
+    const std::string before = read_bytes(db);
+    const Status stored = store_lint_report(db, report, AnomalyDurability::durable, read);
+    REQUIRE(!stored.ok());
+    CHECK_THAT(stored.error().to_string(), Catch::Contains("was replaced by another database since it was linted"));
+    CHECK(read_bytes(db) == before);
+    const Status causes = store_transfers(db, report.transfers, AnomalyDurability::durable, read);
+    REQUIRE(!causes.ok());
+    CHECK(read_bytes(db) == before);
+  }
+}
+
+TEST_CASE("anomalies: a cancelled lint stops with lint_cancelled and stores nothing") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  REQUIRE(test::import_text(kTrace, db).ok());
+  auto store = TraceStore::open(db);
+  REQUIRE(store.ok());
+  std::atomic<bool> cancel{true};
+  LintOptions options;
+  options.cancel = &cancel;
+  auto report = lint_store(store.value(), options);
+  REQUIRE(!report.ok());
+  CHECK(lint_cancelled(report.error()));
+  cancel = false;
+  auto again = lint_store(store.value(), options);
+  REQUIRE(again.ok());
+  CHECK(again.value().findings.size() == 2);  // as the first test case counts them
+  auto opened = SqliteDatabase::open_untrusted(db);
+  REQUIRE(opened.ok());
+  auto present = lint_results_present(opened.value());
+  REQUIRE(present.ok());
+  CHECK(!present.value().findings);
 }
