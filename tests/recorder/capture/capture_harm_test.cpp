@@ -5,7 +5,7 @@
 // trace file), strings longer than the format allows (cut, marked, read
 // back), and the environment that configures it (gzip, ring, budget).
 //
-// Each case runs crash_program (tests/capture/crash_program.cpp) in a
+// Each case runs crash_program (tests/recorder/capture/crash_program.cpp) in a
 // child with default signal dispositions, an empty signal mask and no core
 // dumps, waits on its own lines (never on time) with a bounded deadline
 // after which the child is killed and the case fails, and judges the trace

@@ -1,5 +1,5 @@
 // capture_writer_test.cpp — the capture's writer formats its common records
-// itself (capture_writer.hpp: write_fast, with the time's digits cached), so
+// itself (captured_record_writer.hpp: write_fast, with the time's digits cached), so
 // every line it writes must equal, byte for byte, what the trace format's own
 // writer writes for the same record: for every head, negative and extreme
 // values, shared and changing times, and sites written before first use.
@@ -8,7 +8,7 @@
 #include <random>
 #include <source_location>
 
-#include "recorder/capture/capture_writer.hpp"
+#include "recorder/capture/captured_record_writer.hpp"
 #include "recorder/format/trace_reader.hpp"
 #include "runtime/trace_sink.hpp"
 

@@ -1,6 +1,6 @@
-// capture_writer.hpp — turns captured binary records back into the trace
-// format's records: ticks to nanoseconds, ids to strings, and a (site ...)
-// record before the first spawn that names each site.
+// captured_record_writer.hpp — turns captured binary records back into the
+// trace format's records: ticks to nanoseconds, ids to strings, and a
+// (site ...) record before the first spawn that names each site.
 //
 // Used by the writer thread and, in the same way, by the crash handler and
 // the ring snapshot; nothing here allocates once constructed, so the crash

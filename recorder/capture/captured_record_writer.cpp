@@ -1,11 +1,11 @@
-// capture_writer.cpp — formats captured records as text lines. Common heads
-// go straight into the writer's line buffer with fixed-size memcpys (padded
-// symbols, cached time digits, a direct-mapped id digit cache whose entries
-// are always valid); the rest, and a spawn whose site is not yet written,
-// build a Record for TraceWriter, emitting the (site ...) record first. The
-// symbol tables are built at static initialisation, so neither the hot loop
-// nor the crash path runs an initialiser or allocates.
-#include "recorder/capture/capture_writer.hpp"
+// captured_record_writer.cpp — formats captured records as text lines.
+// Common heads go straight into the writer's line buffer with fixed-size
+// memcpys (padded symbols, cached time digits, a direct-mapped id digit
+// cache whose entries are always valid); the rest, and a spawn whose site is
+// not yet written, build a Record for TraceWriter, emitting the (site ...)
+// record first. The symbol tables are built at static initialisation, so
+// neither the hot loop nor the crash path runs an initialiser or allocates.
+#include "recorder/capture/captured_record_writer.hpp"
 
 #include <algorithm>
 #include <array>
