@@ -4,9 +4,10 @@
 // deliver(), called from a job, queues a function back to the thread that
 // owns the worker (the UI thread), where results are applied.
 //
-// Who uses it: TraceLoader (importing a trace and reading its timeline) and
-// TraceAnalysis (the lints, Why?'s answers), each with a worker of its own,
-// so a long lint never holds up opening the next trace.
+// Who uses it: TraceLoader (importing a trace and reading its timeline),
+// TraceAnalysis (the lints, Why?'s answers) and FilteredView (the declutter
+// filter), each with a worker of its own, so a long lint never holds up
+// opening the next trace or a toggle.
 //
 // Invariants:
 //   1. A job runs on the worker thread only, so state that only jobs touch

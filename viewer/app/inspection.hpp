@@ -1,34 +1,40 @@
-// inspection.hpp — the inspection docks of skein-view and their links with
-// the timeline, both ways. It owns the docks (thread details, Why?,
-// anomalies, summary, flame graph, subsecond heat map), the overview strip
-// and the search bar above the timeline, and the declutter filter; the
-// window only creates it and hands it each loaded trace.
+// inspection.hpp — skein-view's inspection: it creates the docks (thread
+// details, Why?, anomalies, summary, flame graph, subsecond heat map), the
+// overview strip and the search bar above the timeline, and connects them
+// with the timeline, both ways; the window only creates it and hands it
+// each loaded trace. It holds no marks and no view of its own: what is
+// selected and highlighted is the TimelineSelection's
+// (timeline_selection.hpp), the declutter filter and its view are the
+// FilteredView's (filtered_view.hpp), the findings' lints are the
+// TraceAnalysis's (trace_analysis.hpp).
 //
-// Two views of one trace. `full` is the trace as loaded; the timeline shows
-// `shown`, the full trace through the declutter filter (timeline_filter.hpp:
-// simplify binds, folded subtrees, the summary's duration bound), which is
-// `full` itself while the filter is empty. Docks speak in thread ids, which
-// both views share, so nothing a dock holds goes stale when a toggle
-// changes the picture; this class maps ids to the shown view's indexes
-// (a hidden thread maps to the thread drawn for it, if any).
+// Docks speak in thread ids, which the loaded trace and every filtered view
+// of it share, so nothing a dock holds goes stale when a toggle changes the
+// picture.
 //
 // Links:
 //   timeline selection  -> details, Why? subject
 //   details / Why? step -> select that thread on the timeline (and show it)
-//   Why? path           -> bold links on the timeline, its threads highlighted
-//   anomaly click       -> the timeline opens the finding's focus
+//   Why? path           -> the selection's why_path layer (bold links, its
+//                          threads highlighted)
+//   anomaly click       -> the selection opens the finding's focus
 //                          (finding_focus.hpp: tens of µs around the turn
 //                          that acted, that turn and its edges selected,
 //                          the suspect named on its row); Why? is asked at
 //                          the finding's record and its dock raised;
 //                          hidden rules are not drawn
-//   lints on open       -> the trace's analysis (trace_analysis.hpp) lints
-//                          a trace never linted after its first frame; its
-//                          findings become the markers and the Anomalies
-//                          dock's rows when they arrive
-//   summary row         -> its threads highlighted; duration bound -> filter
-//   search              -> matches highlighted, the current one outlined
-//                          and brought into view
+//   lints on open       -> the trace's analysis lints a trace never linted
+//                          after its first frame; its findings become the
+//                          markers and the Anomalies dock's rows when they
+//                          arrive, written into the loaded trace once no
+//                          filtering job reads it
+//   summary row         -> its threads in the summary layer; duration
+//                          bound -> filter
+//   search              -> its matches in the search layer, the current
+//                          one outlined and brought into view
+//   declutter toggles   -> the filtered view, computed off the UI thread;
+//                          the timeline shows the previous picture until it
+//                          arrives, then filter_applied()
 //   overview strip      <-> the visible range
 //   heat map range, flame graph <- the visible range; heat map -> zoom
 #pragma once
@@ -45,11 +51,12 @@
 class QMainWindow;
 class QDockWidget;
 class QWidget;
-class QToolBar;
 
 namespace skein {
 
 class TimelineWidget;
+class TimelineSelection;
+class FilteredView;
 class TraceAnalysis;
 class WhyDock;
 class ThreadDetailsDock;
@@ -69,21 +76,26 @@ class Inspection : public QObject {
   Inspection(QMainWindow* window, TimelineWidget* timeline);
   [[nodiscard]] QWidget* central() const { return central_; }
 
-  // A newly loaded trace: every dock reset, the filter kept.
+  // A newly loaded trace: every dock reset, every mark dropped, the filter
+  // kept (simplify binds; folds and the duration bound are another trace's).
   void set_data(std::shared_ptr<const TimelineData> full);
-  [[nodiscard]] const TimelineData* full() const { return full_.get(); }
-  [[nodiscard]] std::shared_ptr<const TimelineData> full_data() const { return full_; }
-  [[nodiscard]] const TimelineData* shown() const { return shown_.get(); }
+  [[nodiscard]] const TimelineData* full() const;
+  [[nodiscard]] std::shared_ptr<const TimelineData> full_data() const;
+  // The view the timeline shows (the filter's last view that arrived).
+  [[nodiscard]] const TimelineData* shown() const;
 
-  // Declutter (never changes the database).
+  // Declutter (never changes the database). Each asks for a new filtered
+  // view; filter_applied() says when the timeline shows it.
   void set_simplify_binds(bool on);
   void set_min_duration(TimeNs bound);
   // Folds the subtree of `thread` into its row, or unfolds it.
   void toggle_fold(ThreadId thread);
   void unfold_all();
-  [[nodiscard]] const TimelineFilter& filter() const { return filter_; }
-  [[nodiscard]] const FilteredTimeline* filtered() const { return filtered_.get(); }
+  // The filter asked for last, and the view shown.
+  [[nodiscard]] const TimelineFilter& filter() const;
+  [[nodiscard]] const FilteredTimeline* filtered() const;
 
+  [[nodiscard]] TimelineSelection* selection() const { return selection_; }
   // The index in the shown view that draws thread `id`.
   [[nodiscard]] std::optional<std::uint32_t> shown_index(ThreadId id) const;
   [[nodiscard]] std::optional<ThreadId> selected_id() const;
@@ -121,8 +133,10 @@ class Inspection : public QObject {
   [[nodiscard]] const std::vector<QDockWidget*>& docks() const { return docks_; }
 
  signals:
-  // The shown view changed (a toggle): the window updates its status.
-  void filter_changed();
+  // The timeline shows the view of the filter asked for last (after a
+  // toggle, once its view arrived; after a new trace): the window updates
+  // its status.
+  void filter_applied();
   // The lints' results for the open trace are in (or failed), and a
   // finding asked for with show_finding() while they ran has been shown.
   void findings_settled();
@@ -130,20 +144,18 @@ class Inspection : public QObject {
   void finding_not_found(qint64 number);
 
  private:
-  // shown_ (and filtered_) from full_ through filter_.
-  void derive_shown();
-  void apply_filter();
-  void refresh_marks();
-  void on_selection_changed();
+  void build_docks(QMainWindow* window);
+  void connect_docks();
+  void on_selection_changed(bool on_timeline);
   void on_view_changed();
   void on_path_changed();
   void on_findings_ready(quint64 generation, std::vector<LintFinding> findings,
                          std::vector<TimelineAnomaly> stored_findings, bool ran, const QString& error);
   void update_flame_graph();
-  [[nodiscard]] std::vector<std::uint32_t> shown_indexes(const std::vector<ThreadId>& ids) const;
 
-  QMainWindow* window_;
   TimelineWidget* timeline_;
+  TimelineSelection* selection_ = nullptr;
+  FilteredView* view_ = nullptr;
   TraceAnalysis* analysis_ = nullptr;
   std::optional<std::int64_t> finding_to_show_;  // asked while the lints ran
   QWidget* central_ = nullptr;
@@ -156,18 +168,6 @@ class Inspection : public QObject {
   SubsecondHeatmapWidget* heatmap_ = nullptr;
   FlameGraphWidget* flame_ = nullptr;
   std::vector<QDockWidget*> docks_;
-
-  std::shared_ptr<const TimelineData> full_;
-  std::shared_ptr<const TimelineData> shown_;
-  std::shared_ptr<const FilteredTimeline> filtered_;  // null while the filter is empty
-  TimelineFilter filter_;
-
-  // What each source highlights, by id.
-  std::vector<ThreadId> summary_marks_;
-  std::vector<ThreadId> search_marks_;
-  std::vector<ThreadId> path_marks_;
-  std::optional<ThreadId> current_match_;
-  bool navigating_ = false;  // a selection made by go_to_thread, not a click
 };
 
 }  // namespace skein

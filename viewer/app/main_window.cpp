@@ -56,7 +56,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   column->addWidget(notice_);
   column->addWidget(inspection_->central(), 1);
   setCentralWidget(central);
-  connect(inspection_, &Inspection::filter_changed, this, &MainWindow::update_status);
+  connect(inspection_, &Inspection::filter_applied, this, &MainWindow::update_status);
   connect(inspection_, &Inspection::finding_not_found, this,
           [this](qint64 number) { report_missing_finding(number); });
   connect(timeline_, &TimelineWidget::context_requested, this, &MainWindow::show_context_menu);

@@ -181,6 +181,13 @@ void TimelineWidget::show_focus(const FindingFocus& focus) {
   emit selection_changed();
 }
 
+void TimelineWidget::select_turn(const FindingFocus& focus) {
+  if (!data_ || focus.thread >= data_->threads.size()) return;
+  view_.select_turn(*data_, focus);
+  changed();  // refolds, keeping the named rows
+  emit selection_changed();
+}
+
 void TimelineWidget::set_folding(RowFolding folding) {
   view_.folding = folding;
   changed();

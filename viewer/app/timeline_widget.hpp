@@ -95,12 +95,16 @@ class TimelineWidget : public QWidget {
   // history), its turn selected with only its edges, its rows named and
   // scrolled into view.
   void show_focus(const FindingFocus& focus);
+  // The same finding's turn selected and its rows named, in the window as
+  // it is (the finding open in another view of the trace).
+  void select_turn(const FindingFocus& focus);
   void select(std::optional<std::uint32_t> thread);
   void set_folding(RowFolding folding);
   // Scrolls so that `row` is shown (unfolding nothing); false when folded.
   bool scroll_to_row(std::int32_t row);
   // The inspection docks' marks (TimelineViewState's highlighted,
-  // current_match and path; indexes into data()).
+  // current_match and path; indexes into data()), as TimelineSelection
+  // resolves them from ids.
   void set_highlight(std::vector<std::uint32_t> threads);
   void set_current_match(std::optional<std::uint32_t> thread);
   void set_path(std::vector<TimelinePathLink> path);

@@ -295,4 +295,12 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
   return result;
 }
 
+std::optional<std::uint32_t> shown_index(const TimelineData& full, const FilteredTimeline* filtered, ThreadId id) {
+  const auto i = full.thread_index(id);
+  if (!i || !filtered) return i;
+  if (*i >= filtered->shown_as.size()) return std::nullopt;
+  const std::int32_t s = filtered->shown_as[*i];
+  return s >= 0 ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(s)) : std::nullopt;
+}
+
 }  // namespace skein

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "viewer/timeline/timeline_data.hpp"
@@ -58,5 +59,12 @@ struct FilteredTimeline {
 
 // Derives the filtered timeline. An empty filter gives a copy of `full`.
 [[nodiscard]] FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter& filter);
+
+// The index, in the view the timeline shows, of the thread drawn for `id`:
+// its index in `full` when `filtered` is null (an empty filter shows `full`
+// itself), else its stand-in's (shown_as); nullopt for an id `full` lacks
+// or a thread hidden with no stand-in.
+[[nodiscard]] std::optional<std::uint32_t> shown_index(const TimelineData& full, const FilteredTimeline* filtered,
+                                                       ThreadId id);
 
 }  // namespace skein

@@ -233,15 +233,23 @@ class InspectionWindowTest : public QObject {
 
   void collapse_toggles_hide_exactly_the_expected_threads() {
     QCOMPARE(shown_ids(), (std::vector<ThreadId>{0, 1, 2, 3, 4, 5}));
+    QSignalSpy applied(inspection_, &Inspection::filter_applied);
     inspection_->set_simplify_binds(true);
+    QVERIFY(applied.count() == 1 || applied.wait(10000));
+    applied.clear();
     QCOMPARE(shown_ids(), (std::vector<ThreadId>{0, 1, 3, 4, 5}));  // 2, the bind reading only 1
     QCOMPARE(timeline_->data()->threads[shown(3)].parent, ThreadId(1));
     inspection_->toggle_fold(3);
+    QVERIFY(applied.count() == 1 || applied.wait(10000));
+    applied.clear();
     QCOMPARE(shown_ids(), (std::vector<ThreadId>{0, 1, 3, 5}));  // 4 drawn as 3
     QCOMPARE(inspection_->shown_index(4), inspection_->shown_index(3));
     inspection_->set_simplify_binds(false);
+    QVERIFY(applied.count() == 1 || applied.wait(10000));
+    applied.clear();
     QCOMPARE(shown_ids(), (std::vector<ThreadId>{0, 1, 2, 3, 5}));
     inspection_->toggle_fold(3);
+    QVERIFY(applied.count() == 1 || applied.wait(10000));
     QCOMPARE(shown_ids(), (std::vector<ThreadId>{0, 1, 2, 3, 4, 5}));
     QVERIFY(inspection_->filter().empty());
     // The database is untouched: the same trace loads with every thread.

@@ -1,0 +1,104 @@
+// timeline_findings_test.cpp — the lints' findings as the loaded timeline
+// holds them (viewer/timeline/timeline_findings.hpp), on a small trace
+// imported for real: thread ids become indexes (-1 for none or an unknown
+// id), the record and the names carry over, the stored findings come
+// first as given, and a lint run now is sorted by time with them, stably.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "recorder/store/trace_import.hpp"
+#include "viewer/timeline/timeline_data.hpp"
+#include "viewer/timeline/timeline_findings.hpp"
+
+using namespace skein;
+
+namespace {
+
+const char* const kTrace = R"((skein-trace 1 (process "t"))
+(spawn 1000 1 0 task)
+(label 1001 1 "server")
+(spawn 1100 2 1 task)
+(switch 1600 1)
+(resolve 1700 1 1 ok)
+(switch 1900 2)
+(resolve 2000 2 2 ok)
+(end 3000)
+)";
+
+struct Loaded {
+  std::filesystem::path dir;
+  TimelineData data;
+  Loaded() {
+    dir = std::filesystem::temp_directory_path() / ("skein-findings-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "t.sexp") << kTrace;
+    ImportOptions options;
+    options.sync = false;
+    REQUIRE(import_trace((dir / "t.sexp").string(), (dir / "t.db").string(), options).ok());
+    auto store = TraceStore::open((dir / "t.db").string());
+    REQUIRE(store.ok());
+    auto loaded = load_timeline(store.value(), TimelineLoadOptions{false});
+    REQUIRE(loaded.ok());
+    data = std::move(loaded).value();
+  }
+  ~Loaded() { std::filesystem::remove_all(dir); }
+  [[nodiscard]] std::int32_t index(ThreadId id) const { return std::int32_t(*data.thread_index(id)); }
+};
+
+LintFinding finding(TimeNs time, ThreadId thread, std::uint32_t number) {
+  LintFinding f;
+  f.rule = LintRuleId::missing_notification;
+  f.severity = LintSeverity::error;
+  f.time = time;
+  f.thread = thread;
+  f.number = number;
+  f.message = "m" + std::to_string(number);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("findings: ids become the trace's indexes, unknown or none -1", "[timeline][findings]") {
+  Loaded t;
+  LintFinding f = finding(1700, 2, 3);
+  f.from = 1;
+  f.suspect = 99;  // not in the trace
+  f.event = 17;
+  const std::vector<TimelineAnomaly> out = timeline_findings(t.data, {}, {f, finding(1200, 1, 4)}, false);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].time == 1700);
+  CHECK(out[0].thread == t.index(2));
+  CHECK(out[0].from == t.index(1));
+  CHECK(out[0].suspect == -1);
+  CHECK(out[0].event == 17);
+  CHECK(out[0].rule == "missing-notification");
+  CHECK(out[0].severity == "error");
+  CHECK(out[0].message == "m3");
+  CHECK(out[0].number == 3);
+  CHECK(out[1].from == -1);  // none
+  CHECK(out[1].event == -1);
+  // Not run now: the order as given.
+  CHECK(out[1].time == 1200);
+}
+
+TEST_CASE("findings: the stored ones first, a lint run now sorted by time with them", "[timeline][findings]") {
+  Loaded t;
+  TimelineAnomaly stored;
+  stored.time = 1500;
+  stored.thread = t.index(1);
+  stored.number = 1;
+  const std::vector<TimelineAnomaly> kept = timeline_findings(t.data, {stored}, {finding(1000, 1, 2)}, false);
+  REQUIRE(kept.size() == 2);
+  CHECK(kept[0].number == 1);
+  CHECK(kept[1].number == 2);
+  // Run now: by time, equal times in the order they came.
+  const std::vector<TimelineAnomaly> ran =
+      timeline_findings(t.data, {stored}, {finding(1800, 2, 2), finding(1000, 1, 3), finding(1800, 1, 4)}, true);
+  REQUIRE(ran.size() == 4);
+  CHECK(ran[0].number == 3);
+  CHECK(ran[1].number == 1);
+  CHECK(ran[2].number == 2);
+  CHECK(ran[3].number == 4);
+}

@@ -1,0 +1,75 @@
+// filtered_view.cpp — a request bumps generation_ and publishes it in
+// latest_; the job captures the trace, the filter and its generation, skips
+// the filtering when latest_ has moved on, and always delivers, so that
+// in_flight_ counts down exactly once per job. The delivery applies the
+// result only when its generation is still generation_. when_idle()
+// functions wait in on_idle_ until in_flight_ is back to zero.
+#include "viewer/app/filtered_view.hpp"
+
+#include "viewer/app/background_worker.hpp"
+
+namespace skein {
+
+FilteredView::FilteredView(QObject* parent) : QObject(parent), worker_(new BackgroundWorker(this)) {}
+
+FilteredView::~FilteredView() {
+  latest_->store(0);  // a job still queued does not start filtering
+  delete worker_;     // joins the running job, drops its delivery
+}
+
+void FilteredView::set_data(std::shared_ptr<const TimelineData> full) {
+  full_ = std::move(full);
+  filter_.folded.clear();  // ids of another trace
+  filter_.min_duration = 0;
+  filtered_.reset();
+  post_filter();
+}
+
+void FilteredView::set_filter(TimelineFilter filter) {
+  filter_ = std::move(filter);
+  post_filter();
+  if (!pending_) emit view_ready();
+}
+
+void FilteredView::refilter() {
+  if (!filter_.empty()) post_filter();
+}
+
+void FilteredView::post_filter() {
+  const quint64 generation = ++generation_;
+  latest_->store(generation);
+  if (!full_ || filter_.empty()) {
+    filtered_.reset();
+    pending_ = false;
+    return;
+  }
+  pending_ = true;
+  ++in_flight_;
+  worker_->post([this, worker = worker_, full = full_, filter = filter_, generation, latest = latest_] {
+    std::shared_ptr<const FilteredTimeline> result;
+    if (latest->load() == generation)
+      result = std::make_shared<const FilteredTimeline>(filter_timeline(*full, filter));
+    worker->deliver([this, generation, result = std::move(result)]() mutable {
+      if (generation == generation_ && result) {
+        filtered_ = std::move(result);
+        pending_ = false;
+        emit view_ready();
+      }
+      job_done();
+    });
+  });
+}
+
+void FilteredView::job_done() {
+  if (--in_flight_ > 0) return;
+  std::vector<std::function<void()>> ready;
+  ready.swap(on_idle_);
+  for (auto& fn : ready) fn();
+}
+
+void FilteredView::when_idle(std::function<void()> fn) {
+  if (in_flight_ == 0) fn();
+  else on_idle_.push_back(std::move(fn));
+}
+
+}  // namespace skein

@@ -1,0 +1,37 @@
+// timeline_findings.cpp — one pass over the lint's findings, each thread id
+// looked up in the trace's id index, then one stable sort by time when the
+// lint ran now.
+#include "viewer/timeline/timeline_findings.hpp"
+
+#include <algorithm>
+
+namespace skein {
+
+std::vector<TimelineAnomaly> timeline_findings(const TimelineData& trace, std::vector<TimelineAnomaly> stored,
+                                               const std::vector<LintFinding>& found, bool ran) {
+  std::vector<TimelineAnomaly> out = std::move(stored);
+  const auto index = [&](std::optional<ThreadId> id) -> std::int32_t {
+    if (!id) return -1;
+    const auto i = trace.thread_index(*id);
+    return i ? static_cast<std::int32_t>(*i) : -1;
+  };
+  for (const LintFinding& f : found) {
+    TimelineAnomaly a;
+    a.time = f.time;
+    a.thread = index(f.thread);
+    a.from = index(f.from);
+    a.suspect = index(f.suspect);
+    a.event = f.event.value_or(-1);
+    a.rule = std::string(lint_rule_name(f.rule));
+    a.severity = std::string(lint_severity_name(f.severity));
+    a.message = f.message;
+    a.number = f.number;
+    out.push_back(std::move(a));
+  }
+  if (ran)  // the lint's order is by rule; the stored ones come by time
+    std::stable_sort(out.begin(), out.end(),
+                     [](const TimelineAnomaly& x, const TimelineAnomaly& y) { return x.time < y.time; });
+  return out;
+}
+
+}  // namespace skein
