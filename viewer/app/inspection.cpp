@@ -179,8 +179,9 @@ void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
 }
 
 void Inspection::resume_analysis(const QString& replaced) {
-  if (!full_ || QString::fromStdString(full_->source) == replaced) return;
-  analysis_->open(full_->source, full_);
+  const std::shared_ptr<const TimelineData> full = view_->full();
+  if (!full || QString::fromStdString(full->source) == replaced) return;
+  analysis_->open(full->source, full);
   anomalies_->set_linting(true);
 }
 
