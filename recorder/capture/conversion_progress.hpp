@@ -12,8 +12,9 @@
 //      same thread: relaxed stores suffice (a signal handler sees its own
 //      thread's stores in program order).
 //   2. half_done() is true from begin() to end(), with the count stored
-//      last by converted(): begin() leaves the count alone, so until the
-//      chunk's first record is written it is still the previous chunk's.
+//      last by converted(); begin() sets the count to where the conversion
+//      starts before it names the chunk, so a crash before the next record
+//      is written goes on from there, never from the previous chunk's count.
 #pragma once
 
 #include <atomic>
@@ -23,7 +24,10 @@ namespace skein::capture {
 
 class ConversionProgress {
  public:
-  void begin(std::uint32_t index) noexcept { chunk_.store(index, std::memory_order_relaxed); }
+  void begin(std::uint32_t index, std::uint32_t from) noexcept {
+    converted_.store(from, std::memory_order_relaxed);
+    chunk_.store(index, std::memory_order_relaxed);
+  }
   void converted(std::uint32_t records) noexcept { converted_.store(records, std::memory_order_relaxed); }
   void end() noexcept { chunk_.store(-1, std::memory_order_relaxed); }
 

@@ -183,7 +183,7 @@ void convert_chunk(Capture& c, std::uint32_t index, std::uint32_t from) {
   const Chunk& chunk = c.buffer.chunk(index);
   const std::uint32_t n = c.buffer.published(chunk);
   c.stats.records_written += n - from;
-  c.progress.begin(index);
+  c.progress.begin(index, from);
   TraceWriter& out = c.stream.writer();
   for (std::uint32_t i = from; i < n; ++i) {
     // The producer wrote these lines on another core: ask for them early.
