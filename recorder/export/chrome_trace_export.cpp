@@ -253,22 +253,17 @@ class EventPass {
       : w_(w), tracks_(tracks), end_time_(end_time) {}
 
   Status run(TraceStore& store) {
-    auto cursor = TraceEventCursor::open(store.database(), EventSelection{.timed_only = true});
-    if (!cursor) return cursor.error();
-    for (;;) {
-      auto more = cursor.value().next();
-      if (!more) return more.error();
-      if (!more.value()) break;
-      const TraceEvent& e = cursor.value().event();
+    const EventSelection timed{.timed_only = true};
+    const Status walked = for_each_trace_event(store.database(), timed, [&](const TraceEvent& e) {
       const std::int64_t id = e.id;
       const TimeNs time = e.time;
       const auto head = static_cast<std::int64_t>(e.head);
       close_idle(time);
       if (const std::string_view kind = edge_kind(head); !kind.empty()) {
-        if (e.actor == kNoThread || e.target == kNoThread) continue;
+        if (e.actor == kNoThread || e.target == kNoThread) return;
         edge(id, time, head, kind, e.actor, e.target, e.has_value ? std::optional(e.value) : std::nullopt,
              e.has_text ? std::optional(e.text) : std::nullopt);
-        continue;
+        return;
       }
       switch (e.head) {
         case RecordHead::label:
@@ -309,7 +304,8 @@ class EventPass {
           break;
         default: break;
       }
-    }
+    });
+    if (!walked.ok()) return walked;
     if (end_time_ != kNoTime) close_idle(end_time_);
     announce_new_tracks();
     return {};

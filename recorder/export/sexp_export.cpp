@@ -192,17 +192,14 @@ Result<std::uint64_t> export_sexp(TraceStore& store, std::unique_ptr<ByteSink> s
   writer.write_header(header.value());
   RecordRebuilder rebuilder(site_by_id);
   std::uint64_t records = 0;
-  for (;;) {
-    auto more = cursor.value().next();
-    if (!more) return more.error();
-    if (!more.value()) break;
-    const TraceEvent& event = cursor.value().event();
+  const Status walked = cursor.value().for_each([&](const TraceEvent& event) -> Status {
     const std::optional<Record> record = rebuilder.rebuild(event);
-    if (!record)
-      return file_error(store.path(), "event " + std::to_string(event.id) + ": " + rebuilder.problem());
+    if (!record) return file_error(store.path(), "event " + std::to_string(event.id) + ": " + rebuilder.problem());
     writer.write(*record);
     ++records;
-  }
+    return {};
+  });
+  if (!walked.ok()) return walked.error();
   if (Status s = writer.finish(); !s.ok()) return s.error();
   return records;
 }

@@ -187,20 +187,9 @@ void TraceEventList::clear() {
   chunk_ = 0;
 }
 
-Status read_trace_events(SqliteDatabase& db, const std::function<void(const TraceEvent&)>& on_event) {
-  auto cursor = TraceEventCursor::open(db);
-  if (!cursor) return cursor.error();
-  for (;;) {
-    auto more = cursor.value().next();
-    if (!more) return more.error();
-    if (!more.value()) return {};
-    on_event(cursor.value().event());
-  }
-}
-
 Result<TraceEventList> load_trace_events(SqliteDatabase& db) {
   TraceEventList list;
-  Status s = read_trace_events(db, [&](const TraceEvent& e) { list.push_back(e); });
+  Status s = for_each_trace_event(db, {}, [&](const TraceEvent& e) { list.push_back(e); });
   if (!s.ok()) return s.error();
   return list;
 }

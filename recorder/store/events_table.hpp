@@ -46,10 +46,11 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "recorder/format/diagnostic.hpp"
@@ -91,8 +92,10 @@ struct EventSelection {
 // order of the records in the file. This is how every lint and export sees
 // a trace.
 //
-//   auto cursor = TraceEventCursor::open(db);
-//   for (;;) { auto more = cursor.value().next(); ...; use(cursor.value().event()); }
+//   Status s = for_each_trace_event(db, {}, [&](const TraceEvent& e) { use(e); });
+//
+// or, where events come in batches (trace_event_prefetch.hpp), open() and
+// next() one at a time.
 class TraceEventCursor {
  public:
   [[nodiscard]] static Result<TraceEventCursor> open(SqliteDatabase& db, const EventSelection& selection = {});
@@ -100,6 +103,12 @@ class TraceEventCursor {
   [[nodiscard]] Result<bool> next();
   // The current event; its text is valid until the next call to next().
   [[nodiscard]] const TraceEvent& event() const { return event_; }
+  // Steps through the remaining events, calling on_event(event) on each, as
+  // SqliteStatement::for_each_row does: on_event returns void, bool (false:
+  // stop here, with no error) or Status (a failed one stops the walk and is
+  // returned).
+  template <class OnEvent>
+  [[nodiscard]] Status for_each(OnEvent&& on_event);
 
  private:
   explicit TraceEventCursor(SqliteStatement statement) : statement_(std::move(statement)) {}
@@ -150,8 +159,31 @@ class TraceEventLookup {
   TraceEventList kept_;
 };
 
-// Calls `on_event` for every row; the event's text is valid during the call.
-[[nodiscard]] Status read_trace_events(SqliteDatabase& db, const std::function<void(const TraceEvent&)>& on_event);
+template <class OnEvent>
+Status TraceEventCursor::for_each(OnEvent&& on_event) {
+  for (;;) {
+    auto more = next();
+    if (!more) return more.error();
+    if (!more.value()) return {};
+    using Returned = decltype(on_event(event_));
+    if constexpr (std::is_void_v<Returned>) {
+      on_event(event_);
+    } else if constexpr (std::is_same_v<Returned, bool>) {
+      if (!on_event(event_)) return {};
+    } else {
+      if (Status s = on_event(event_); !s.ok()) return s;
+    }
+  }
+}
+
+// Opens a cursor on `selection` and walks it with TraceEventCursor::for_each;
+// each event's text is valid during its call.
+template <class OnEvent>
+[[nodiscard]] Status for_each_trace_event(SqliteDatabase& db, const EventSelection& selection, OnEvent&& on_event) {
+  auto cursor = TraceEventCursor::open(db, selection);
+  if (!cursor) return cursor.error();
+  return cursor.value().for_each(std::forward<OnEvent>(on_event));
+}
 // Every event, texts owned.
 [[nodiscard]] Result<TraceEventList> load_trace_events(SqliteDatabase& db);
 

@@ -214,28 +214,22 @@ Status read_events(SqliteDatabase& db, Interner& strings, TimelineData& data, st
                    std::vector<std::pair<std::uint32_t, std::uint32_t>>& labels) {
   {
     using enum RecordHead;
-    auto cursor = TraceEventCursor::open(
-        db, EventSelection{.heads = {spawn, label, wait, read, notify, resolve, idle, gc}});
-    if (!cursor) return cursor.error();
-    for (;;) {
-      auto more = cursor.value().next();
-      if (!more) return more.error();
-      if (!more.value()) break;
-      const TraceEvent& r = cursor.value().event();
+    const EventSelection drawn{.heads = {spawn, label, wait, read, notify, resolve, idle, gc}};
+    const Status walked = for_each_trace_event(db, drawn, [&](const TraceEvent& r) {
       if (r.head == label) {
-        if (r.actor == kNoThread || !r.has_text) continue;
+        if (r.actor == kNoThread || !r.has_text) return;
         if (auto i = data.thread_index(r.actor)) labels.emplace_back(*i, strings.intern(r.text));
-        continue;
+        return;
       }
-      if (!r.has_time) continue;
+      if (!r.has_time) return;
       if (r.head == idle) {
         idle_starts.push_back(r.time);
-        continue;
+        return;
       }
       if (r.head == gc) {
         const std::int64_t duration = std::max<std::int64_t>(0, r.has_value ? r.value : 0);
         data.gc.push_back(TimelineBand{r.time, saturating_add(r.time, duration)});
-        continue;
+        return;
       }
       TimelineEdge e;
       e.time = r.time;
@@ -253,7 +247,8 @@ Status read_events(SqliteDatabase& db, Interner& strings, TimelineData& data, st
       e.dst = index(r.target);
       if (e.kind == EdgeKind::notify && r.has_text) e.text = strings.intern(r.text);
       data.edges.push_back(e);
-    }
+    });
+    if (!walked.ok()) return walked;
   }
   // Events come in trace order, sorted by time unless time went backwards.
   const auto by_time = [](const TimelineEdge& a, const TimelineEdge& b) { return a.time < b.time; };
