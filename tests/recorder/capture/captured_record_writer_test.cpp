@@ -1,4 +1,4 @@
-// capture_writer_test.cpp — the capture's writer formats its common records
+// captured_record_writer_test.cpp — the capture's writer formats its common records
 // itself (captured_record_writer.hpp: write_fast, with the time's digits cached), so
 // every line it writes must equal, byte for byte, what the trace format's own
 // writer writes for the same record: for every head, negative and extreme
