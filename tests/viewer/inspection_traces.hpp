@@ -1,5 +1,6 @@
 // inspection_traces.hpp — the hand-built traces the inspection docks are
-// tested on (thread_details_test.cpp, inspection_models_test.cpp), with
+// tested on (thread_details_test.cpp, inspection_models_test.cpp, and the
+// window's tests in tests/viewer/app/), with
 // every derived value worked out here once.
 #pragma once
 
@@ -101,5 +102,37 @@ inline std::string groups_trace() {
   trace += "(end " + std::to_string(t) + ")\n";
   return trace;
 }
+
+// 1 "server" is woken by a timer and resolves; 2 is a bind that only reads
+// 1 and creates 3 "handler", which creates 4 "worker"; 3 reads 4. 5
+// "orphan" is still pending at the clean end: a lint finding. 1 and 5 live
+// 300 µs each, every other thread longer. Simplify Binds hides 2; folding 3
+// draws 4 on its row. (inspection_window_test.cpp, filtered_view_test.cpp,
+// timeline_selection_test.cpp.)
+inline const char* const kInspectionTrace = R"((skein-trace 1 (process "inspect"))
+(spawn 0 1 0 task)
+(label 0 1 "server")
+(spawn 10000 2 1 bind)
+(wait 20000 2 1)
+(spawn 30000 3 2 task)
+(label 30000 3 "handler")
+(spawn 40000 4 3 task)
+(label 40000 4 "worker")
+(switch 100000 1)
+(switch 200000 -1)
+(notify 250000 -1 1 io)
+(switch 260000 1)
+(resolve 300000 1 1 ok)
+(read 310000 2 1)
+(switch 320000 3)
+(resolve 400000 4 3 ok)
+(read 410000 3 4)
+(resolve 500000 3 3 ok)
+(resolve 510000 2 2 ok)
+(switch 550000 -1)
+(spawn 600000 5 0 task)
+(label 600000 5 "orphan")
+(end 900000)
+)";
 
 }  // namespace skein::test

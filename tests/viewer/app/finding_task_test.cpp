@@ -29,6 +29,7 @@
 #include <QTest>
 #include <QTreeView>
 
+#include "tests/viewer/pixel_count.hpp"
 #include "viewer/app/anomaly_dock.hpp"
 #include "viewer/app/inspection.hpp"
 #include "viewer/app/main_window.hpp"
@@ -44,15 +45,7 @@ using namespace skein;
 namespace {
 
 int count_colour(const QImage& image, const QRect& area, const QColor& colour, int tolerance = 30) {
-  int n = 0;
-  for (int y = std::max(0, area.top()); y <= std::min(image.height() - 1, area.bottom()); ++y)
-    for (int x = std::max(0, area.left()); x <= std::min(image.width() - 1, area.right()); ++x) {
-      const QColor c = image.pixelColor(x, y);
-      if (std::abs(c.red() - colour.red()) + std::abs(c.green() - colour.green()) + std::abs(c.blue() - colour.blue()) <=
-          tolerance)
-        ++n;
-    }
-  return n;
+  return test::count_colour(image, area, colour, tolerance);
 }
 
 }  // namespace

@@ -19,6 +19,8 @@
 #include <QTest>
 #include <fstream>
 
+#include "tests/viewer/inspection_traces.hpp"
+#include "tests/viewer/pixel_count.hpp"
 #include "recorder/store/trace_import.hpp"
 #include "viewer/app/timeline_selection.hpp"
 #include "viewer/app/timeline_widget.hpp"
@@ -29,46 +31,10 @@ using namespace skein;
 
 namespace {
 
-// 1 "server" is woken by a timer and resolves; 2 is a bind that only reads
-// 1 and creates 3 "handler", which creates 4 "worker"; 3 reads 4. 5
-// "orphan" is still pending at the clean end. 1 and 5 live 300 µs each,
-// every other thread longer.
-const char* const kTrace = R"((skein-trace 1 (process "select"))
-(spawn 0 1 0 task)
-(label 0 1 "server")
-(spawn 10000 2 1 bind)
-(wait 20000 2 1)
-(spawn 30000 3 2 task)
-(label 30000 3 "handler")
-(spawn 40000 4 3 task)
-(label 40000 4 "worker")
-(switch 100000 1)
-(switch 200000 -1)
-(notify 250000 -1 1 io)
-(switch 260000 1)
-(resolve 300000 1 1 ok)
-(read 310000 2 1)
-(switch 320000 3)
-(resolve 400000 4 3 ok)
-(read 410000 3 4)
-(resolve 500000 3 3 ok)
-(resolve 510000 2 2 ok)
-(switch 550000 -1)
-(spawn 600000 5 0 task)
-(label 600000 5 "orphan")
-(end 900000)
-)";
+const char* const kTrace = test::kInspectionTrace;
 
 int count_colour(const QImage& image, const QRect& area, const QColor& colour, int tolerance = 30) {
-  int n = 0;
-  for (int y = std::max(0, area.top()); y <= std::min(image.height() - 1, area.bottom()); ++y)
-    for (int x = std::max(0, area.left()); x <= std::min(image.width() - 1, area.right()); ++x) {
-      const QColor c = image.pixelColor(x, y);
-      if (std::abs(c.red() - colour.red()) + std::abs(c.green() - colour.green()) + std::abs(c.blue() - colour.blue()) <=
-          tolerance)
-        ++n;
-    }
-  return n;
+  return test::count_colour(image, area, colour, tolerance);
 }
 
 }  // namespace

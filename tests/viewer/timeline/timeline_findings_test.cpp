@@ -4,11 +4,8 @@
 // id), the record and the names carry over, the stored findings come
 // first as given, and a lint run now is sorted by time with them, stably.
 #include <catch2/catch.hpp>
-#include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
-#include "recorder/store/trace_import.hpp"
+#include "tests/viewer/loaded_timeline.hpp"
 #include "viewer/timeline/timeline_data.hpp"
 #include "viewer/timeline/timeline_findings.hpp"
 
@@ -27,24 +24,9 @@ const char* const kTrace = R"((skein-trace 1 (process "t"))
 (end 3000)
 )";
 
-struct Loaded {
-  std::filesystem::path dir;
-  TimelineData data;
-  Loaded() {
-    dir = std::filesystem::temp_directory_path() / ("skein-findings-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / "t.sexp") << kTrace;
-    ImportOptions options;
-    options.sync = false;
-    REQUIRE(import_trace((dir / "t.sexp").string(), (dir / "t.db").string(), options).ok());
-    auto store = TraceStore::open((dir / "t.db").string());
-    REQUIRE(store.ok());
-    auto loaded = load_timeline(store.value(), TimelineLoadOptions{false});
-    REQUIRE(loaded.ok());
-    data = std::move(loaded).value();
-  }
-  ~Loaded() { std::filesystem::remove_all(dir); }
-  [[nodiscard]] std::int32_t index(ThreadId id) const { return std::int32_t(*data.thread_index(id)); }
+// The trace, imported and loaded.
+struct Loaded : test::LoadedTimeline {
+  Loaded() : LoadedTimeline(kTrace, "findings") {}
 };
 
 LintFinding finding(TimeNs time, ThreadId thread, std::uint32_t number) {
@@ -69,8 +51,8 @@ TEST_CASE("findings: ids become the trace's indexes, unknown or none -1", "[time
   const std::vector<TimelineAnomaly> out = timeline_findings(t.data, {}, {f, finding(1200, 1, 4)}, false);
   REQUIRE(out.size() == 2);
   CHECK(out[0].time == 1700);
-  CHECK(out[0].thread == t.index(2));
-  CHECK(out[0].from == t.index(1));
+  CHECK(out[0].thread == std::int32_t(t.index(2)));
+  CHECK(out[0].from == std::int32_t(t.index(1)));
   CHECK(out[0].suspect == -1);
   CHECK(out[0].event == 17);
   CHECK(out[0].rule == "missing-notification");
@@ -87,7 +69,7 @@ TEST_CASE("findings: the stored ones first, a lint run now sorted by time with t
   Loaded t;
   TimelineAnomaly stored;
   stored.time = 1500;
-  stored.thread = t.index(1);
+  stored.thread = std::int32_t(t.index(1));
   stored.number = 1;
   const std::vector<TimelineAnomaly> kept = timeline_findings(t.data, {stored}, {finding(1000, 1, 2)}, false);
   REQUIRE(kept.size() == 2);

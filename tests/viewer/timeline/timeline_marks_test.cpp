@@ -12,11 +12,9 @@
 //   - shown_index: full's index without a filter, nothing for an unknown id.
 #include <catch2/catch.hpp>
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
-#include "recorder/store/trace_import.hpp"
+#include "tests/viewer/declutter_trace.hpp"
+#include "tests/viewer/loaded_timeline.hpp"
 #include "viewer/timeline/timeline_data.hpp"
 #include "viewer/timeline/timeline_filter.hpp"
 #include "viewer/timeline/timeline_marks.hpp"
@@ -25,52 +23,9 @@ using namespace skein;
 
 namespace {
 
-// 1 "server"; 2 a bind that only reads 1 and creates 3 "handler"; 4 a map
-// that reads 1 but also notifies 3; 5 a short child of 3 (10 ns); 6 a long
-// child of 3, which runs from 1900 to 2100.
-const char* const kTrace = R"((skein-trace 1 (process "t"))
-(spawn 1000 1 0 task)
-(label 1001 1 "server")
-(spawn 1100 2 1 bind)
-(wait 1150 2 1)
-(spawn 1200 3 2 task)
-(label 1201 3 "handler")
-(spawn 1300 4 1 map)
-(read 1350 4 1)
-(notify 1360 4 3 io)
-(spawn 1400 5 3 task)
-(resolve 1410 5 5 ok)
-(spawn 1500 6 3 task)
-(switch 1600 1)
-(resolve 1700 1 1 ok)
-(read 1800 2 1)
-(switch 1900 6)
-(resolve 2000 6 6 ok)
-(switch 2100 3)
-(resolve 2200 3 3 ok)
-(switch 2300 2)
-(resolve 2400 2 2 ok)
-(end 3000)
-)";
-
-struct Loaded {
-  std::filesystem::path dir;
-  TimelineData data;
-  Loaded() {
-    dir = std::filesystem::temp_directory_path() / ("skein-marks-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / "t.sexp") << kTrace;
-    ImportOptions options;
-    options.sync = false;
-    REQUIRE(import_trace((dir / "t.sexp").string(), (dir / "t.db").string(), options).ok());
-    auto store = TraceStore::open((dir / "t.db").string());
-    REQUIRE(store.ok());
-    auto loaded = load_timeline(store.value(), TimelineLoadOptions{false});
-    REQUIRE(loaded.ok());
-    data = std::move(loaded).value();
-  }
-  ~Loaded() { std::filesystem::remove_all(dir); }
-  [[nodiscard]] std::uint32_t index(ThreadId id) const { return *data.thread_index(id); }
+// The trace, imported and loaded.
+struct Loaded : test::LoadedTimeline {
+  Loaded() : LoadedTimeline(test::kDeclutterTrace, "marks") {}
 };
 
 std::vector<std::uint32_t> sorted(std::vector<std::uint32_t> v) {
