@@ -83,27 +83,56 @@ TraceEvent trace_event_of(const Record& record) {
 
 namespace {
 
-// The columns every reader selects, the NULL fields as a bit mask last. (In
-// SQL, | and << bind equally tight, left to right: hence the parentheses.)
-constexpr std::string_view kSelectColumns =
-    "SELECT id, time, head, actor, target, value, text, (time IS NULL) | ((actor IS NULL) << 1) | "
-    "((target IS NULL) << 2) | ((value IS NULL) << 3) | ((text IS NULL) << 4) FROM events";
+// The columns of each field, in the order a SELECT lists them after head.
+struct FieldColumn {
+  EventField field;
+  std::string_view column;
+};
+constexpr FieldColumn kFieldColumns[] = {{EventField::id, "id"},         {EventField::time, "time"},
+                                         {EventField::actor, "actor"},   {EventField::target, "target"},
+                                         {EventField::value, "value"},   {EventField::text, "text"}};
 
-// The row `s` is on, as kSelectColumns selected it; its text views the row.
-void read_row(const SqliteStatement& s, TraceEvent& e) {
-  const std::int64_t nulls = s.int64(7);
-  e.id = s.int64(0);
-  e.has_time = (nulls & 1) == 0;
-  e.time = s.int64(1);  // 0 when NULL
-  const std::int64_t head = s.int64(2);
+bool has(std::uint8_t fields, EventField f) { return (fields & static_cast<std::uint8_t>(f)) != 0; }
+
+// "SELECT head, COLUMNS... FROM events" for the fields asked for.
+std::string select_for(std::uint8_t fields) {
+  std::string sql = "SELECT head";
+  for (const FieldColumn& c : kFieldColumns)
+    if (has(fields, c.field)) (sql += ", ") += c.column;
+  return sql + " FROM events";
+}
+
+// The row `s` is on, as select_for(fields) selected it; its text views the
+// row. Which columns are NULL is asked of each (sqlite3_column_type reads
+// the row's own type codes), and only those read are asked at all.
+void read_row(const SqliteStatement& s, std::uint8_t fields, TraceEvent& e) {
+  const std::int64_t head = s.int64(0);
   e.head = head >= 0 && head < static_cast<std::int64_t>(kRecordHeadCount) ? static_cast<RecordHead>(head)
                                                                            : RecordHead::lost;
-  e.actor = (nulls & 2) != 0 ? kNoThread : s.int64(3);
-  e.target = (nulls & 4) != 0 ? kNoThread : s.int64(4);
-  e.has_value = (nulls & 8) == 0;
-  e.value = s.int64(5);
-  e.has_text = (nulls & 16) == 0;
-  e.text = e.has_text ? s.text(6) : std::string_view();
+  int column = 1;
+  if (has(fields, EventField::id)) e.id = s.int64(column++);
+  if (has(fields, EventField::time)) {
+    e.has_time = !s.is_null(column);
+    e.time = e.has_time ? s.int64(column) : 0;
+    ++column;
+  }
+  if (has(fields, EventField::actor)) {
+    e.actor = s.is_null(column) ? kNoThread : s.int64(column);
+    ++column;
+  }
+  if (has(fields, EventField::target)) {
+    e.target = s.is_null(column) ? kNoThread : s.int64(column);
+    ++column;
+  }
+  if (has(fields, EventField::value)) {
+    e.has_value = !s.is_null(column);
+    e.value = e.has_value ? s.int64(column) : 0;
+    ++column;
+  }
+  if (has(fields, EventField::text)) {
+    e.has_text = !s.is_null(column);
+    e.text = e.has_text ? s.text(column) : std::string_view();
+  }
 }
 
 }  // namespace
@@ -111,7 +140,7 @@ void read_row(const SqliteStatement& s, TraceEvent& e) {
 Result<TraceEventCursor> TraceEventCursor::open(SqliteDatabase& db, const EventSelection& selection) {
   // The head list is built from RecordHead numbers, never from text a
   // trace holds.
-  std::string sql(kSelectColumns);
+  std::string sql = select_for(selection.fields);
   std::string where;
   if (selection.timed_only) where = "time IS NOT NULL";
   if (!selection.heads.empty()) {
@@ -127,7 +156,7 @@ Result<TraceEventCursor> TraceEventCursor::open(SqliteDatabase& db, const EventS
   sql += " ORDER BY id";
   auto q = db.prepare(sql);
   if (!q) return q.error();
-  return TraceEventCursor(std::move(q).value());
+  return TraceEventCursor(std::move(q).value(), selection.fields);
 }
 
 Result<bool> TraceEventCursor::next() {
@@ -135,12 +164,12 @@ Result<bool> TraceEventCursor::next() {
   auto row = s.step();
   if (!row) return row.error();
   if (!row.value()) return false;
-  read_row(s, event_);
+  read_row(s, fields_, event_);
   return true;
 }
 
 Result<TraceEventLookup> TraceEventLookup::open(SqliteDatabase& db) {
-  auto q = db.prepare(std::string(kSelectColumns) + " WHERE id = ?1");
+  auto q = db.prepare(select_for(kEveryEventField) + " WHERE id = ?1");
   if (!q) return q.error();
   return TraceEventLookup(std::move(q).value());
 }
@@ -155,7 +184,7 @@ Result<std::optional<TraceEvent>> TraceEventLookup::find(std::int64_t id) {
   std::optional<TraceEvent> found;
   if (row.value()) {
     TraceEvent e;
-    read_row(statement_, e);
+    read_row(statement_, kEveryEventField, e);
     kept_.push_back(e);  // copies the text out of the row before the reset
     found = kept_.events().back();
   }

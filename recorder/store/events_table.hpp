@@ -80,11 +80,26 @@ struct TraceEvent {
 // table numbers rows as they are inserted) and its text views the record's.
 [[nodiscard]] TraceEvent trace_event_of(const Record& record);
 
-// Which rows a cursor reads. SQLite skips the others while it steps, so a
-// reader that wants a few heads does not decode every row.
+// The fields of a TraceEvent a cursor reads, besides the head, which it
+// always reads. Each column asked of SQLite costs on every row, so a reader
+// over millions of rows names the ones it uses; a field not read is absent
+// (invariant 1), its id 0.
+enum class EventField : std::uint8_t { id = 1, time = 2, actor = 4, target = 8, value = 16, text = 32 };
+inline constexpr std::uint8_t kEveryEventField = 63;
+[[nodiscard]] constexpr std::uint8_t operator|(EventField a, EventField b) {
+  return static_cast<std::uint8_t>(static_cast<std::uint8_t>(a) | static_cast<std::uint8_t>(b));
+}
+[[nodiscard]] constexpr std::uint8_t operator|(std::uint8_t a, EventField b) {
+  return static_cast<std::uint8_t>(a | static_cast<std::uint8_t>(b));
+}
+
+// Which rows a cursor reads, and which of their fields. SQLite skips the
+// other rows while it steps, so a reader that wants a few heads does not
+// decode every row.
 struct EventSelection {
   bool timed_only = false;       // rows with a time (every head but site)
   std::vector<RecordHead> heads = {};  // only these heads; empty: every head
+  std::uint8_t fields = kEveryEventField;  // EventField bits
 };
 
 // Reads `events` in id order: one prepared statement stepping over the
@@ -111,8 +126,10 @@ class TraceEventCursor {
   [[nodiscard]] Status for_each(OnEvent&& on_event);
 
  private:
-  explicit TraceEventCursor(SqliteStatement statement) : statement_(std::move(statement)) {}
+  TraceEventCursor(SqliteStatement statement, std::uint8_t fields)
+      : statement_(std::move(statement)), fields_(fields) {}
   SqliteStatement statement_;
+  std::uint8_t fields_;
   TraceEvent event_;
 };
 

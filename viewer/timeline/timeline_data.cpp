@@ -214,7 +214,9 @@ Status read_events(SqliteDatabase& db, Interner& strings, TimelineData& data, st
                    std::vector<std::pair<std::uint32_t, std::uint32_t>>& labels) {
   {
     using enum RecordHead;
-    const EventSelection drawn{.heads = {spawn, label, wait, read, notify, resolve, idle, gc}};
+    const EventSelection drawn{.heads = {spawn, label, wait, read, notify, resolve, idle, gc},
+                               .fields = EventField::time | EventField::actor | EventField::target |
+                                         EventField::value | EventField::text};
     const Status walked = for_each_trace_event(db, drawn, [&](const TraceEvent& r) {
       if (r.head == label) {
         if (r.actor == kNoThread || !r.has_text) return;
