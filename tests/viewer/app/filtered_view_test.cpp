@@ -20,6 +20,7 @@
 #include <QTest>
 #include <fstream>
 
+#include "tests/viewer/app/highlight_band.hpp"
 #include "tests/viewer/inspection_traces.hpp"
 #include "tests/viewer/pixel_count.hpp"
 #include "recorder/store/trace_import.hpp"
@@ -64,16 +65,8 @@ class FilteredViewTest : public QObject {
   Inspection* inspection_ = nullptr;
   TimelineWidget* timeline_ = nullptr;
 
-  // The band area of a highlight of `thread` (an index into the timeline's
-  // data) over [from, to]: its row, inside the band's margins.
   [[nodiscard]] QRect band(std::uint32_t thread, double from, double to) const {
-    const TimelineViewState& v = timeline_->view();
-    const TimelineGeometry g = timeline_->geometry_now();
-    const auto slot = v.slot_of(timeline_->data()->threads[thread].row);
-    if (!slot) return {};
-    const double top = g.row_top(*slot, v.row_offset);
-    const int x0 = int(v.mapping.x_of(from)) + 2, x1 = int(v.mapping.x_of(to)) - 2;
-    return QRect(x0, int(top) + 5, x1 - x0, TimelineGeometry::kRowHeight - 10);
+    return test::highlight_band(*timeline_, thread, from, to);
   }
 
  private slots:
