@@ -16,6 +16,18 @@
 #include "viewer/analysis/transfer_table.hpp"
 
 namespace skein {
+namespace {
+
+// A question asked while no trace is open: answered with that error on the
+// next turn of the event loop, as every answer is.
+template <class T>
+void answer_with_no_trace(QObject* context, std::function<void(Result<T>)> done) {
+  QMetaObject::invokeMethod(
+      context, [done = std::move(done)] { done(Result<T>(file_error("", "no trace is open for questions"))); },
+      Qt::QueuedConnection);
+}
+
+}  // namespace
 
 // Touched on the worker thread only.
 struct TraceAnalysis::Worker {
@@ -196,10 +208,7 @@ void TraceAnalysis::open(const std::string& database, std::shared_ptr<const Time
 void TraceAnalysis::ask_why(WhyJob job, std::function<void(Result<WhyAnswer>)> done) {
   const quint64 g = generation_;
   if (!closed_) {
-    // Answered on the next turn of the event loop, as every answer is.
-    QMetaObject::invokeMethod(
-        this, [done = std::move(done)] { done(Result<WhyAnswer>(file_error("", "no trace is open for questions"))); },
-        Qt::QueuedConnection);
+    answer_with_no_trace(this, std::move(done));
     return;
   }
   std::shared_ptr<std::atomic<bool>> closed = closed_;
@@ -220,10 +229,7 @@ void TraceAnalysis::ask_why(WhyJob job, std::function<void(Result<WhyAnswer>)> d
 void TraceAnalysis::ask_events(EventsJob job, std::function<void(Result<std::vector<WhyStep>>)> done) {
   const quint64 g = generation_;
   if (!closed_) {
-    // Answered on the next turn of the event loop, as every answer is.
-    QMetaObject::invokeMethod(
-        this, [done = std::move(done)] { done(Result<std::vector<WhyStep>>(file_error("", "no trace is open for questions"))); },
-        Qt::QueuedConnection);
+    answer_with_no_trace(this, std::move(done));
     return;
   }
   std::shared_ptr<std::atomic<bool>> closed = closed_;
