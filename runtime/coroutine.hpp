@@ -120,6 +120,10 @@ class PromiseAwaiter {
   PromiseAwaiter(Promise<U>&& awaited, CoroutineLink* link) noexcept : awaited_(std::move(awaited)), link_(link) {}
 
   bool await_ready() {
+    // The body's code since it last resumed has run: the record this
+    // co_await makes (a read or a wait) is stamped afresh, so its time
+    // goes to this coroutine in the trace (trace_record.hpp).
+    if constexpr (trace::kTraceHooks) trace::detail::g_user_code_returned = true;
     root_ = root_of(awaited_);
     return root_->state != NodeState::pending;
   }
@@ -230,6 +234,7 @@ class CoroutinePromise final : public CoroutineReturn<T> {
   // then give the actor back. Nothing here may touch *this after destroy.
   void finish(std::coroutine_handle<CoroutinePromise> frame) noexcept {
     CoroutineNode<T>* node = std::exchange(node_, nullptr);
+    if constexpr (trace::kTraceHooks) trace::detail::g_user_code_returned = true;  // the body's last code ran
     Outcome<T> ended = std::move(this->outcome);
     frame.destroy();
     const ThreadId resumer = node->resumer;

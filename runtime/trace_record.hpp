@@ -47,7 +47,8 @@
 //     scheduler (a thread's run, and whatever user code it ran, ends);
 //   - when it is the first record after an idle (the block is over) or
 //     after a switch to a thread (its user code has started);
-//   - when a bind or map callback has returned since the last record
+//   - when a bind or map callback has returned, or a coroutine's body has
+//     run to a co_await or its end, since the last record
 //     (g_user_code_returned);
 //   - when the last kStampEvery - 1 records did not.
 // Any other record carries the time of the record before. So times never
@@ -148,7 +149,8 @@ inline RecordWindow g_record_window;
 // The window generation this OS thread owns (0: none).
 inline constinit thread_local std::uint64_t t_record_owner = 0;
 // Set when a bind or map callback (user code, of any length) has returned,
-// so the next record takes a fresh time stamp. A plain store, no branch;
+// or a coroutine's body has run to a co_await or its end, so the next
+// record takes a fresh time stamp. A plain store, no branch;
 // the stamping clears it.
 inline bool g_user_code_returned = false;
 

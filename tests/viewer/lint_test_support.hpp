@@ -58,6 +58,24 @@ inline LintReport lint_trace(const std::string& trace, std::vector<LintRuleId> r
   return std::move(from_store).value();
 }
 
+// The report of lint_events() over the trace's events, with every verdict
+// of the causality replay kept (LintOptions::keep_transfers).
+inline LintReport lint_with_transfers(const std::string& trace, std::vector<LintRuleId> rules = {}) {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  const auto imported = import_text(trace, db);
+  INFO(imported.error.to_string());
+  REQUIRE(imported.ok());
+  auto store = TraceStore::open(db);
+  REQUIRE(store.ok());
+  auto events = load_trace_events(store.value().database());
+  REQUIRE(events.ok());
+  LintOptions options;
+  options.rules = std::move(rules);
+  options.keep_transfers = true;
+  return lint_events(events.value().events(), options);
+}
+
 inline std::string lint_lines(const std::string& trace, std::vector<LintRuleId> rules = {},
                               LintSettings settings = {}) {
   return finding_lines(lint_trace(trace, std::move(rules), std::move(settings)).findings);

@@ -12,14 +12,20 @@
 //     notify of R, no resolve of a thread R had waited on or then reads):
 //     missing-notification must report R (or a thread merged with R)
 //     within R's next turn, from the first record at which R acts until the
-//     next switch, idle or end. When R's only other wake-up is its own
-//     yield (a pause or yield thread it waits on), the notify stands for
+//     next switch, idle or end. When R's only other wake-up is one it
+//     arranged itself (a pause or yield thread it waits on, or a sleep its
+//     group created, resolved by the scheduler), the notify stands for
 //     what R then hands over (the first resolve of a thread outside R's
 //     group that the group did not create, or notify of another thread, in
-//     that turn), and the report must be at that record; with no hand-over
-//     in the turn the notify explains nothing the trace shows, and is left
-//     out. (Skein's runtime notifies a promise, a sleep or a mailbox slot,
-//     and resolves it too: those notifies are never R's only wake-up.)
+//     that turn), and the report must be at that record, when R's previous
+//     turn was an empty poll: woken the same way and handing nothing over
+//     (a hand-over right after a turn that did something was decided
+//     before the wake-up). With no hand-over in the turn, or after a busy
+//     turn, the notify explains nothing the trace shows, and is left out.
+//     So is a notify whose sender runs none of the program's code (a join,
+//     all, choose or pick). (Skein's runtime notifies a promise, a sleep
+//     or a mailbox slot, and resolves it too: those notifies are never R's
+//     only wake-up.)
 //   - a merge whose removal leaves one more promise pending (a merge group
 //     with a spawned thread and no resolve, computed here from the merges
 //     and resolves that remain): pending-at-end must report that promise,
@@ -33,6 +39,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -43,6 +50,10 @@
 namespace skein::test {
 
 inline bool is_thread(ThreadId t) { return t != kNoThread && t != kScheduler; }
+// Skein's combinators, which only forward what they read.
+inline bool forwards_only(const std::string& kind) {
+  return kind == "join" || kind == "all" || kind == "choose" || kind == "pick";
+}
 
 // Threads joined by merges, computed here (not with the lints' code).
 class Groups {
@@ -221,6 +232,10 @@ inline std::vector<MutationRecall> mutation_recall(const std::vector<TraceEvent>
       // when nothing else woke it since it last acted: no other notify of
       // it, and no resolve of a thread it then reads or had waited on.
       const ThreadId g = groups.root(e.target);
+      if (is_thread(e.actor)) {
+        const auto sender_kind = kinds.find(e.actor);
+        if (sender_kind != kinds.end() && forwards_only(sender_kind->second)) continue;
+      }
       const auto& a = acts[g];
       const auto next_it = std::upper_bound(a.begin(), a.end(), k);
       if (next_it == a.end()) continue;
@@ -229,46 +244,86 @@ inline std::vector<MutationRecall> mutation_recall(const std::vector<TraceEvent>
       const std::size_t end = turn_end(next);
       const std::vector<ThreadId>& group = members[g];
       const auto in_group = [&](ThreadId t) { return std::find(group.begin(), group.end(), t) != group.end(); };
-      std::set<ThreadId> inputs;
-      for (std::size_t i = next; i <= end; ++i)
-        if (events[i].head == RecordHead::read && in_group(events[i].actor)) inputs.insert(events[i].target);
-      for (std::size_t i = prev; i < next && i < events.size(); ++i)
-        if (events[i].head == RecordHead::wait && in_group(events[i].actor)) inputs.insert(events[i].target);
-      bool other_notify = false;
-      bool woken_by_input = false;  // an input other than a yield of its own was resolved
-      bool woken_by_yield = false;
-      for (std::size_t i = prev; i < next; ++i) {
-        const TraceEvent& c = events[i];
-        if (i == k) continue;
-        if (c.head == RecordHead::notify && in_group(c.target)) other_notify = true;
-        if (c.head == RecordHead::resolve && inputs.count(c.target)) {
-          const auto kind = kinds.find(c.target);
-          const bool yield = kind != kinds.end() && (kind->second == "pause" || kind->second == "yield");
-          (yield ? woken_by_yield : woken_by_input) = true;
+      // How the group was woken for the turn that starts at its act
+      // `first`, its act before that being `before`: by another (a notify
+      // of a member, an input resolved that it did not arrange), by itself
+      // alone (a pause or yield, or its own sleep), or by nothing seen.
+      enum class Woken { nothing, itself, other };
+      const auto woken = [&](std::size_t before, std::size_t first, std::size_t turn_last) {
+        std::set<ThreadId> inputs;
+        for (std::size_t i = first; i <= turn_last; ++i)
+          if (events[i].head == RecordHead::read && in_group(events[i].actor)) inputs.insert(events[i].target);
+        for (std::size_t i = before; i < first && i < events.size(); ++i)
+          if (events[i].head == RecordHead::wait && in_group(events[i].actor)) inputs.insert(events[i].target);
+        Woken w = Woken::nothing;
+        for (std::size_t i = before; i < first; ++i) {
+          const TraceEvent& c = events[i];
+          if (i == k) continue;
+          if (c.head == RecordHead::notify && in_group(c.target)) {
+            const bool own = (c.has_text && c.text == "yield") || in_group(c.actor);
+            if (!own) return Woken::other;
+            w = Woken::itself;
+          }
+          if (c.head == RecordHead::resolve && inputs.count(c.target)) {
+            const auto kind = kinds.find(c.target);
+            const bool yield = kind != kinds.end() && (kind->second == "pause" || kind->second == "yield");
+            const auto creator = creators.find(c.target);
+            const bool own_timer = kind != kinds.end() && kind->second == "sleep" && c.actor == kScheduler &&
+                                   creator != creators.end() && in_group(creator->second);
+            if (!yield && !own_timer) return Woken::other;
+            w = Woken::itself;
+          }
         }
-      }
-      if (other_notify || woken_by_input) continue;
-      if (!woken_by_yield) {
+        return w;
+      };
+      // The first hand-over by the group in [first, last], or none.
+      const auto hand_over = [&](std::size_t first, std::size_t last) -> std::optional<std::size_t> {
+        for (std::size_t i = first; i <= last; ++i) {
+          const TraceEvent& h = events[i];
+          if (!in_group(h.actor) || !is_thread(h.target) || in_group(h.target)) continue;
+          if (h.head == RecordHead::resolve) {
+            const auto creator = creators.find(h.target);
+            if (creator != creators.end() && in_group(creator->second)) continue;
+          } else if (h.head != RecordHead::notify) {
+            continue;
+          }
+          return i;
+        }
+        return std::nullopt;
+      };
+      const Woken now = woken(prev, next, end);
+      if (now == Woken::other) continue;
+      if (now == Woken::nothing) {
         // The notify is its only wake-up: the turn has no recorded cause without it.
         notifies.push_back(Mutation{k, group, events[next].id, events[end].id});
         continue;
       }
-      // Woken by its own yield, the notify stands for what it then hands
-      // over: a resolve of a thread outside its group that it did not
-      // create, or a notify of another thread. The first such in the turn
-      // has no recorded cause without it.
-      for (std::size_t i = next; i <= end; ++i) {
-        const TraceEvent& h = events[i];
-        if (!in_group(h.actor) || !is_thread(h.target) || in_group(h.target)) continue;
-        if (h.head == RecordHead::resolve) {
-          const auto creator = creators.find(h.target);
-          if (creator != creators.end() && in_group(creator->second)) continue;
-        } else if (h.head != RecordHead::notify) {
-          continue;
+      // Woken by itself, the notify stands for what it then hands over,
+      // when its previous turn was an empty poll.
+      const std::optional<std::size_t> handed = hand_over(next, end);
+      if (!handed) continue;
+      // The group's first act in the turn that holds `prev`: the turn began
+      // after the latest switch, idle, end or record by the scheduler.
+      std::size_t turn_first = prev;
+      while (turn_first > 0) {
+        const TraceEvent& b = events[turn_first - 1];
+        if (b.head == RecordHead::switch_ && is_thread(b.actor)) {
+          --turn_first;  // a switch to a thread is its turn's first record
+          break;
         }
-        notifies.push_back(Mutation{k, group, h.id, h.id});
-        break;
+        if (b.head == RecordHead::switch_ || b.head == RecordHead::idle || b.head == RecordHead::end ||
+            b.actor == kScheduler)
+          break;
+        --turn_first;
       }
+      const auto first_it = std::lower_bound(a.begin(), a.end(), turn_first);
+      if (first_it == a.end()) continue;
+      const std::size_t prev_first = *first_it;
+      const auto prev_it = first_it;
+      const std::size_t before_prev = prev_it == a.begin() ? 0 : *(prev_it - 1);
+      const std::size_t prev_last = turn_end(prev_first);
+      if (woken(before_prev, prev_first, prev_last) != Woken::itself || hand_over(prev_first, prev_last)) continue;
+      notifies.push_back(Mutation{k, group, events[*handed].id, events[*handed].id});
     }
   }
   // Merges whose removal leaves one more promise pending.

@@ -19,12 +19,18 @@ bool is_thread(ThreadId t) { return t != kNoThread && t != kScheduler; }
 }  // namespace
 
 std::string_view control_cause_name(ControlCause cause) {
-  static constexpr std::array<std::string_view, 14> kNames = {
+  static constexpr std::array<std::string_view, kControlCauseCount> kNames = {
       "unexplained",  "first-actor",         "scheduler", "returns",
       "created-just-before", "reads-resolved", "notified", "merge-target",
       "switch-first-run", "switch-returns", "switch-notified", "switch-input-resolved", "switch-unchecked",
-      "hand-off-notified"};
+      "hand-off-notified", "hand-off-own"};
   return kNames[static_cast<std::size_t>(cause)];
+}
+
+bool kind_forwards_only(std::string_view kind) {
+  // Skein's combinators, which read their inputs and settle with what they
+  // read: none of the program's code runs as them.
+  return kind == "join" || kind == "all" || kind == "choose" || kind == "pick";
 }
 
 bool kind_waits_for_input(std::string_view kind) {
@@ -187,7 +193,8 @@ void CausalityReplay::on_switch(const TraceEvent& e, std::vector<ControlTransfer
     // Notified by another thread and woken by its own yield: the yield gave
     // it control back, the notify explains what it then hands off
     // (check_hand_off).
-    const bool yield_wins = input != kNoThread && threads_.at(input).yields && !notified_by_yield;
+    const bool yield_wins =
+        input != kNoThread && !notified_by_yield && self_arranged(input, groups_.root(to)) != PollWake::none;
     if (notified > left && !yield_wins) {
       t.cause = ControlCause::switch_notified;
       t.cause_event = notified;
@@ -201,7 +208,7 @@ void CausalityReplay::on_switch(const TraceEvent& e, std::vector<ControlTransfer
   // A switch whose verdict waits is no yield: its turn is checked as one
   // with a cause of its own.
   begin_turn(t, woken_by);
-  note_control(to);
+  note_control(to, e.id, e.time);
   if (t.explained()) {
     verdicts.push_back(t);
     return;
@@ -294,7 +301,7 @@ void CausalityReplay::on_actor(const TraceEvent& e, std::vector<ControlTransfer>
       // actor's polling, if any, is interrupted.
       polls_.at(groups_.root(actor)).idle_turns = 0;
     }
-    note_control(actor);
+    note_control(actor, e.id, e.time);
   }
   leave_current(e.id);
   if (t.cause == ControlCause::returns) {
@@ -327,7 +334,10 @@ void CausalityReplay::record_effects(const TraceEvent& e) {
         ThreadState& s = threads_.at(target);
         s.waits_for_input = waits;
         s.creator = actor;
+        s.spawn_time = e.time;
         s.yields = e.has_text && (e.text == "pause" || e.text == "yield");
+        s.sleeps = e.has_text && e.text == "sleep";
+        s.forwards = e.has_text && kind_forwards_only(e.text);
         if (!waits) {
           spawned_just_before_ = target;
           spawned_event_ = e.id;
@@ -349,6 +359,7 @@ void CausalityReplay::record_effects(const TraceEvent& e) {
         const bool yield = e.has_text && e.text == "yield";
         ThreadState& s = threads_.at(target);
         s.notified = e.id;
+        s.notifier = actor;
         s.notified_by_yield = yield;
         if (options_.check_switches && !yield && actor != kNoThread) {
           const ThreadId group = groups_.root(target);
@@ -361,6 +372,7 @@ void CausalityReplay::record_effects(const TraceEvent& e) {
         ThreadState& s = threads_.at(target);
         if (s.resolved == 0) {
           s.resolved = e.id;
+          s.resolved_time = e.time;
           s.resolver = actor;
         }
       }
@@ -388,68 +400,137 @@ void CausalityReplay::merge_groups(ThreadId from, ThreadId into) {
   polls_.at(groups_.root(from)) = merged;
 }
 
-void CausalityReplay::note_control(ThreadId t) {
+void CausalityReplay::note_control(ThreadId t, std::int64_t event, TimeNs time) {
   if (!options_.check_switches || t == kNoThread || t == kScheduler) return;
-  if (recent_[0] != kNoThread && groups_.root(recent_[0]) == groups_.root(t)) {
-    recent_[0] = t;
+  if (threads_.at(t).forwards) return;  // runs none of the program's code: no candidate
+  if (activity_.empty()) activity_.resize(kActivityRing);
+  Activity& last = activity_[(activity_next_ + kActivityRing - 1) % kActivityRing];
+  if (last.thread != kNoThread && groups_.root(last.thread) == groups_.root(t)) {
+    last = Activity{t, event, time};
     return;
   }
-  recent_[1] = recent_[0];
-  recent_[0] = t;
+  activity_[activity_next_] = Activity{t, event, time};
+  activity_next_ = (activity_next_ + 1) % kActivityRing;
 }
 
-ThreadId CausalityReplay::ran_outside(ThreadId group) {
-  for (const ThreadId t : recent_)
-    if (t != kNoThread && groups_.root(t) != group) return t;
-  return kNoThread;
+PollWake CausalityReplay::self_arranged(ThreadId input, ThreadId group) {
+  if (!is_thread(input)) return PollWake::none;
+  const ThreadState& in = threads_.at(input);
+  if (in.yields) return PollWake::pause;
+  if (in.sleeps && in.resolver == kScheduler && is_thread(in.creator)) {
+    const ThreadId creator = in.creator;
+    if (groups_.root(creator) == group) return PollWake::timer;
+  }
+  return PollWake::none;
+}
+
+void CausalityReplay::name_candidates(ControlTransfer& t, ThreadId group, ThreadId receiver) {
+  // The threads of other groups that took control since the window opened,
+  // newest first, one per group; the receiver's creator's group first.
+  std::array<ThreadId, 3> found = {kNoThread, kNoThread, kNoThread};
+  std::array<TimeNs, 3> found_time = {0, 0, 0};
+  std::size_t n = 0;
+  ThreadId requester = kNoThread;
+  if (is_thread(receiver)) {
+    const ThreadId creator = threads_.at(receiver).creator;
+    if (is_thread(creator)) requester = groups_.root(creator);
+  }
+  std::array<ThreadId, 3> roots = {kNoThread, kNoThread, kNoThread};
+  ThreadId requester_thread = kNoThread;
+  TimeNs requester_time = 0;
+  for (std::size_t k = 1; k <= kActivityRing && !activity_.empty(); ++k) {
+    const Activity& a = activity_[(activity_next_ + kActivityRing - k) % kActivityRing];
+    // The record that ended the poller's last empty turn may give the
+    // next thread control: that thread ran after the poller looked.
+    if (a.thread == kNoThread || a.event < turn_.window) break;
+    const ThreadId root = groups_.root(a.thread);
+    if (root == group) continue;
+    if (root == requester) {
+      if (requester_thread == kNoThread) {
+        requester_thread = a.thread;
+        requester_time = a.time;
+      }
+      continue;
+    }
+    if (n < found.size() && std::find(roots.begin(), roots.begin() + n, root) == roots.begin() + n) {
+      roots[n] = root;
+      found[n] = a.thread;
+      found_time[n] = a.time;
+      ++n;
+    }
+  }
+  std::size_t m = 0;
+  if (requester_thread != kNoThread) {
+    t.candidates[m] = requester_thread;
+    t.suspect_time = requester_time;
+    ++m;
+  }
+  for (std::size_t i = 0; i < n && m < t.candidates.size(); ++i, ++m) {
+    if (m == 0) t.suspect_time = found_time[i];
+    t.candidates[m] = found[i];
+  }
+  t.suspect = t.candidates[0];
 }
 
 void CausalityReplay::begin_turn(const ControlTransfer& wake, ThreadId input) {
   turn_ = Turn{};
+  turn_receivers_.clear();
   const ThreadId owner = wake.to;
   if (!options_.check_switches || owner == kNoThread || owner == kScheduler) return;
   turn_.owner = owner;
   turn_.wake_event = wake.event;
   turn_.from = wake.from;
   const ThreadId group = groups_.root(owner);
-  turn_.suspect = ran_outside(group);
   switch (wake.cause) {
     case ControlCause::reads_resolved:
     case ControlCause::switch_input_resolved:
-      turn_.by_yield = input != kNoThread && input != kScheduler && threads_.at(input).yields;
+      turn_.wake = self_arranged(input, group);
+      if (turn_.wake == PollWake::timer) {
+        const ThreadState& timer = threads_.at(input);
+        turn_.timer_ns = timer.resolved_time - timer.spawn_time;
+      }
       break;
     case ControlCause::notified:
-    case ControlCause::switch_notified:
-      turn_.by_yield = threads_.at(owner).notified_by_yield;
+    case ControlCause::switch_notified: {
+      const ThreadState& s = threads_.at(owner);
+      if (s.notified_by_yield) {
+        turn_.wake = PollWake::yield;
+      } else if (is_thread(s.notifier)) {
+        const ThreadId notifier = s.notifier;
+        if (groups_.root(notifier) == group) turn_.wake = PollWake::notify;
+      }
       break;
+    }
     default:
       break;
   }
   PollState& poll = polls_.at(group);
-  if (!turn_.by_yield) {
+  if (turn_.wake == PollWake::none) {
     poll.idle_turns = 0;
     return;
   }
   turn_.idle_turns = poll.idle_turns;
+  turn_.window = poll.left;
   const std::int64_t left = poll.left;
   if (poll.woken > left) {
     turn_.notified_by = poll.woken;
     return;
   }
-  // Another input of the woken thread resolved since the group last ran is
-  // a recorded cause too.
+  // Another input of the woken thread resolved since the group last ran,
+  // other than one the group arranged itself, is a recorded cause too.
   for (std::uint32_t k = threads_.at(owner).inputs; k != 0; k = inputs_[k - 1].previous) {
-    const ThreadState& in = threads_.at(inputs_[k - 1].input);
-    if (!in.yields && in.resolved > left) return;
+    const ThreadId in = inputs_[k - 1].input;
+    const std::int64_t resolved = threads_.at(in).resolved;
+    if (resolved > left && self_arranged(in, group) == PollWake::none) return;
   }
-  turn_.yield_only = true;
+  turn_.self_only = true;
 }
 
 void CausalityReplay::end_turn(std::int64_t event) {
   if (turn_.owner == kNoThread) return;
   PollState& poll = polls_.at(groups_.root(turn_.owner));
   poll.left = std::max(poll.left, event);
-  poll.idle_turns = turn_.yield_only && !turn_.handed_off ? poll.idle_turns + 1 : 0;
+  poll.idle_turns = turn_.self_only && !turn_.handed_off ? poll.idle_turns + 1 : 0;
   turn_ = Turn{};
 }
 
@@ -462,11 +543,16 @@ void CausalityReplay::check_hand_off(const TraceEvent& e, std::vector<ControlTra
     const ThreadId creator = threads_.at(e.target).creator;
     if (creator != kNoThread && groups_.root(creator) == group) return;  // settling its own thread
   }
+  // One hand-off per receiver and turn: a mailbox put notifies the taker,
+  // then resolves it.
+  if (std::find(turn_receivers_.begin(), turn_receivers_.end(), e.target) != turn_receivers_.end()) return;
+  turn_receivers_.push_back(e.target);
   turn_.handed_off = true;
-  // Only a turn woken by its yield, after a turn that polled and found
-  // nothing, owes a cause for what it hands off.
-  if (!turn_.by_yield || turn_.idle_turns == 0) return;
-  if (!turn_.yield_only && turn_.notified_by == 0) return;  // an input resolved: recorded
+  // A turn woken by itself that was notified since it last ran: the notify
+  // explains what it hands off (whatever came before). Otherwise only a
+  // turn after one that looked and found nothing owes a cause.
+  if (turn_.wake == PollWake::none) return;
+  if (turn_.notified_by == 0 && (turn_.idle_turns == 0 || !turn_.self_only)) return;
   ControlTransfer t;
   t.event = e.id;
   t.time = e.time;
@@ -477,11 +563,14 @@ void CausalityReplay::check_hand_off(const TraceEvent& e, std::vector<ControlTra
   t.hand_off = true;
   t.wake_event = turn_.wake_event;
   t.idle_turns = turn_.idle_turns;
+  t.wake = turn_.wake;
+  t.timer_ns = turn_.timer_ns;
   if (turn_.notified_by != 0) {
     t.cause = ControlCause::hand_off_notified;
     t.cause_event = turn_.notified_by;
   } else {
-    t.suspect = turn_.suspect;
+    name_candidates(t, group, e.target);
+    if (t.suspect == kNoThread) t.cause = ControlCause::hand_off_own;
   }
   verdicts.push_back(t);
 }

@@ -63,31 +63,47 @@
 //             change nothing (labelling a thread does not run it).
 //
 //
-// Polling (only with notify records, like switches): a yield explains that
-// a thread got control back, not a hand-off it then makes.
+// Polling (only with notify records, like switches): a wake-up a thread
+// arranged for itself explains that it got control back, not what it then
+// hands off.
 //   a turn    an activation owned by the thread that took control from the
 //             scheduler (or was switched to), with the callbacks it runs;
 //             threads are counted per merge group (merge_groups.hpp: a
-//             pause loop continues through merges), so a group's turns are
-//             one thread's turns.
-//   woken by its yield alone
-//             the turn's wake-up is explained by a `pause`/`yield` thread
-//             resolved (or a `yield` notify), and, since the group last
-//             ran, no thread outside it notified a member (other than with
-//             a yield) and no other input of the woken thread was resolved.
+//             pause or sleep loop continues through merges), so a group's
+//             turns are one thread's turns.
+//   woken by itself
+//             the turn's wake-up is one the group arranged: a `pause` or
+//             `yield` thread resolved (or a `yield` notify), a `sleep` one
+//             of its members created resolved by the scheduler (its own
+//             timer), or a notify one of its members sent. The turn is
+//             woken by itself *alone* when, since the group last ran, no
+//             thread outside it notified a member (other than with a
+//             yield) and no other input of the woken thread was resolved.
 //   hand-off  a `resolve` by a member of the turn's group of a thread
 //             outside it that no member created, or a `notify` by a member
-//             of a thread outside it (not the scheduler).
-//   A hand-off in a turn woken by its yield alone, when the group's
-//   previous turn was also woken by its yield alone and handed nothing off
-//   (it polled and found nothing), is unexplained (ControlTransfer with
-//   hand_off set); its suspect is the latest thread of another group that
-//   had control before the wake-up. When a thread outside the group
-//   notified it since it last ran, the same hand-off is explained by that
-//   notify (ControlCause::hand_off_notified), so the mutation test can
-//   remove it. A hand-off in the first yield turn after a turn that did
-//   something is not checked: yielding before acting is courtesy, the
-//   cause came before the yield.
+//             of a thread outside it (not the scheduler). A notify and a
+//             resolve of the same receiver in one turn are one hand-off
+//             (a mailbox put records both).
+//   an empty turn
+//             a turn woken by itself alone that handed nothing off.
+//   A hand-off in a turn woken by itself, when the group's previous turn
+//   was empty (it looked and found nothing), owes a cause: something
+//   reached it between that look and this one. It is explained
+//     - by a notify from outside the group since it last ran
+//       (ControlCause::hand_off_notified: the notify names the sender);
+//     - by nobody: when no thread of another group did work of its own
+//       (a thread whose kind runs the program's code: not a join, all,
+//       choose or pick, which only forward an outcome) since the empty
+//       turn ended, nothing could have changed what the poller looks at,
+//       and the hand-off is its own decision, on a counter or a clock
+//       (ControlCause::hand_off_own);
+//   and else it is unexplained (ControlTransfer with hand_off set). Its
+//   candidates are the threads of other groups that did work of their own
+//   in that window: first the group that created the receiver (it made
+//   the request the poller answers), then the others, latest first; up
+//   to three, the first is the suspect. A hand-off in the first self-woken
+//   turn after a turn that did something is not checked: yielding before
+//   acting is courtesy, the cause came before the yield.
 //
 // Invariants, checked in debug builds after every step (check_invariants):
 //   1. current is never on the stack, and no thread is on it twice;
@@ -129,8 +145,13 @@ enum class ControlCause : std::uint8_t {
   switch_input_resolved,  // ... an input of it resolved since it last ran
   switch_unchecked,       // the trace has no notify records: switches are not checked
   hand_off_notified,      // a hand-off after polling: another thread notified the poller since it last ran
+  hand_off_own,           // ... and no other thread did work since it last found nothing: its own decision
 };
+inline constexpr std::size_t kControlCauseCount = static_cast<std::size_t>(ControlCause::hand_off_own) + 1;
 [[nodiscard]] std::string_view control_cause_name(ControlCause cause);
+
+// How a polling thread woke itself (the replay's "woken by itself").
+enum class PollWake : std::uint8_t { none, pause, yield, timer, notify };
 
 struct ControlTransfer {
   std::int64_t event = 0;  // the record at which control changed hands
@@ -146,7 +167,14 @@ struct ControlTransfer {
   // `from` is the thread `to` took control from at the start of its turn.
   bool hand_off = false;
   std::int64_t wake_event = 0;   // the record at which `to` got control for this turn
-  std::uint32_t idle_turns = 0;  // its turns just before, woken by its yield alone, that handed nothing off
+  std::uint32_t idle_turns = 0;  // its empty turns just before
+  PollWake wake = PollWake::none;  // how it woke itself
+  TimeNs timer_ns = 0;             // with PollWake::timer: its timer's length
+  // Unexplained: the threads of other groups that did work of their own
+  // since its last empty turn, most likely first (suspect is the first),
+  // and when the suspect last took control.
+  std::array<ThreadId, 3> candidates = {kNoThread, kNoThread, kNoThread};
+  TimeNs suspect_time = 0;
 
   [[nodiscard]] bool explained() const { return cause != ControlCause::unexplained; }
 };
@@ -197,7 +225,12 @@ class CausalityReplay {
     ThreadId creator = kNoThread;      // the thread whose spawn created it
     bool ran = false;
     bool waits_for_input = false;      // its kind waits for an input (bind, map...)
+    ThreadId notifier = kNoThread;     // the sender of its latest notify
+    TimeNs spawn_time = 0;
+    TimeNs resolved_time = 0;          // when its first resolve came
     bool yields = false;               // a `pause` or `yield` thread: its resolve is a yield
+    bool sleeps = false;               // a `sleep` thread: the scheduler resolves it when its time comes
+    bool forwards = false;             // a join, all, choose or pick: runs none of the program's code
     bool notified_by_yield = false;    // its latest notify had reason `yield`
     std::uint32_t inputs = 0;          // its waits: 1 + index of the latest in inputs_; 0: none
   };
@@ -209,19 +242,27 @@ class CausalityReplay {
   struct PollState {
     std::int64_t left = 0;         // when control last left a member
     std::int64_t woken = 0;        // the latest notify of a member from outside the group, not a yield
-    std::uint32_t idle_turns = 0;  // its latest turns in a row woken by its yield alone, handing nothing off
+    std::uint32_t idle_turns = 0;  // its latest empty turns in a row
   };
   // The turn in progress (owner kNoThread: none, or not checked).
   struct Turn {
     ThreadId owner = kNoThread;    // the thread that took control from the scheduler or by a switch
     std::int64_t wake_event = 0;   // the record at which it did
     ThreadId from = kNoThread;     // the thread it took control from
-    ThreadId suspect = kNoThread;  // the latest thread of another group that had control before
-    bool by_yield = false;         // the wake-up's cause is its own yield
-    bool yield_only = false;       // ... and nothing else woke the group since it last ran
+    PollWake wake = PollWake::none;  // the wake-up is one the group arranged (none: another's)
+    TimeNs timer_ns = 0;
+    bool self_only = false;        // ... and nothing else woke the group since it last ran
     bool handed_off = false;
-    std::int64_t notified_by = 0;  // a notify from outside the group since it last ran (with by_yield)
-    std::uint32_t idle_turns = 0;  // the group's idle yield turns just before this one
+    std::int64_t notified_by = 0;  // a notify from outside the group since it last ran (when woken by itself)
+    std::int64_t window = 0;       // when the group's last empty turn ended (with idle_turns)
+    std::uint32_t idle_turns = 0;  // the group's empty turns just before this one
+  };
+  // A thread that took control, for the candidates of a hand-off after
+  // polling: the latest entries, one per run of a group.
+  struct Activity {
+    ThreadId thread = kNoThread;
+    std::int64_t event = 0;
+    TimeNs time = 0;
   };
 
   void on_switch(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
@@ -239,9 +280,10 @@ class CausalityReplay {
   void begin_turn(const ControlTransfer& wake, ThreadId input);
   void end_turn(std::int64_t event);
   void check_hand_off(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
-  void note_control(ThreadId t);  // t has control: the polling bookkeeping
+  void note_control(ThreadId t, std::int64_t event, TimeNs time);  // t has control: the polling bookkeeping
   void merge_groups(ThreadId from, ThreadId into);
-  [[nodiscard]] ThreadId ran_outside(ThreadId group);
+  [[nodiscard]] PollWake self_arranged(ThreadId input, ThreadId group);
+  void name_candidates(ControlTransfer& t, ThreadId group, ThreadId receiver);
   void check_invariants();
 
   CausalityReplayOptions options_;
@@ -266,12 +308,20 @@ class CausalityReplay {
   MergeGroups groups_;
   ThreadTable<PollState> polls_;  // by group root
   Turn turn_;
-  // The latest two threads of different merge groups that had control,
-  // newest first: the suspect of a hand-off after polling.
-  std::array<ThreadId, 2> recent_ = {kNoThread, kNoThread};
+  std::vector<ThreadId> turn_receivers_;  // what the turn in progress handed off
+  // The latest threads that took control, a ring of kActivityRing entries
+  // (activity_next_ is where the next goes): a hand-off's window is short
+  // (one empty turn), and a window longer than the ring has candidates
+  // anyway.
+  static constexpr std::size_t kActivityRing = 1024;
+  std::vector<Activity> activity_;
+  std::size_t activity_next_ = 0;
 };
 
 // Kinds whose threads wait for an input and so never start at their spawn.
 [[nodiscard]] bool kind_waits_for_input(std::string_view kind);
+// Kinds whose threads only forward what they read (join, all, choose,
+// pick): none of the program's code runs as them.
+[[nodiscard]] bool kind_forwards_only(std::string_view kind);
 
 }  // namespace skein

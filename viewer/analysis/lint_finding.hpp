@@ -51,6 +51,10 @@ struct LintFinding {
   std::string group;                    // what the text output groups a rule's findings by; "" for none
   std::string message;
   std::uint32_t number = 0;             // its place in the full report, from 1 (`skein lint`'s #N)
+  // The `(lost ...)` record (events.id) whose missing records the verdict
+  // depends on: the cause, or the end, may be among them; 0 when none.
+  // lint_run folds such findings into the gap's note.
+  std::int64_t gap = 0;
 
   friend bool operator==(const LintFinding&, const LintFinding&) = default;
 };

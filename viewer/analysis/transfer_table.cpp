@@ -8,7 +8,7 @@ namespace skein {
 namespace {
 
 constexpr std::string_view kColumns = kTransfersColumns;
-constexpr int kCauseCount = 14;  // ControlCause's values
+constexpr int kCauseCount = static_cast<int>(kControlCauseCount);
 
 std::optional<std::int64_t> thread_or_null(ThreadId t) {
   return t == kNoThread ? std::nullopt : std::optional<std::int64_t>(t);

@@ -315,7 +315,8 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
       if (r->head == RecordHead::resolve || r->head == RecordHead::notify) {
         auto hand = s.transfers.at(s.grp(actor), r->id, TransferKind::hand_off);
         if (!hand) return hand.error();
-        if (hand.value()) {
+        if (hand.value() && hand.value()->cause != ControlCause::hand_off_own) {
+          // (Its own decision: what woke its turn explains it, below.)
           const StoredTransfer& h = *hand.value();
           if (h.cause == ControlCause::unexplained || h.cause_event == 0)
             return stuck(actor, r->id, h.suspect,
@@ -361,6 +362,7 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
       case ControlCause::returns:
       case ControlCause::switch_returns:
       case ControlCause::merge_target:
+      case ControlCause::hand_off_own:
         // Control came back: what gave it control before.
         position = t.event - 1;
         if (position <= 0) return root("the program's start");
