@@ -29,7 +29,8 @@
 //   - a merge whose removal leaves one more promise pending (a merge group
 //     with a spawned thread and no resolve, computed here from the merges
 //     and resolves that remain): pending-at-end must report that promise,
-//     at its first spawned thread.
+//     at its first spawned thread, or, when it waits on a promise already
+//     pending, name it among the threads that finding stands for.
 //
 // A finding counts only if the unmutated trace did not have it. Removals
 // are drawn with a fixed seed, up to `removals` per kind. The lints see
@@ -135,9 +136,14 @@ struct MutationRecall {
   std::vector<std::string> misses;
 };
 
+// A finding, with the threads it stands for (a pending-at-end finding names
+// the promises pending only because it is): a removal that adds one to an
+// existing finding is reported there.
 inline std::string finding_key(const LintFinding& f) {
-  return std::string(lint_rule_name(f.rule)) + " " + std::to_string(f.thread) + " " +
-         std::to_string(f.event.value_or(-1));
+  std::string key = std::string(lint_rule_name(f.rule)) + " " + std::to_string(f.thread) + " " +
+                    std::to_string(f.event.value_or(-1));
+  for (const ThreadId t : f.related) key += " " + std::to_string(t);
+  return key;
 }
 
 inline MutationRecall measure(const std::string& kind, const std::vector<TraceEvent>& events, const std::vector<Mutation>& all,
@@ -162,7 +168,8 @@ inline MutationRecall measure(const std::string& kind, const std::vector<TraceEv
     const LintReport report = lint_events(mutated, options);
     const bool found = std::any_of(report.findings.begin(), report.findings.end(), [&](const LintFinding& f) {
       if (before.count(finding_key(f))) return false;
-      if (std::find(m.threads.begin(), m.threads.end(), f.thread) == m.threads.end()) return false;
+      const auto named = [&](ThreadId t) { return std::find(m.threads.begin(), m.threads.end(), t) != m.threads.end(); };
+      if (!named(f.thread) && std::none_of(f.related.begin(), f.related.end(), named)) return false;
       const std::int64_t at = f.event.value_or(-1);
       return at >= m.first_event && at <= m.last_event;
     });

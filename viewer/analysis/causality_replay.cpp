@@ -44,6 +44,11 @@ bool kind_waits_for_input(std::string_view kind) {
   return false;
 }
 
+std::int64_t CausalityReplay::seen_since(ThreadId t) {
+  const ThreadState& s = threads_.at(t);
+  return s.ran ? s.left : s.spawned;
+}
+
 bool CausalityReplay::on_stack(ThreadId t) {
   const ThreadState& s = threads_.at(t);
   return s.stack_slot != 0;
@@ -131,6 +136,7 @@ void CausalityReplay::settle_pending_switch(const TraceEvent* first_record,
   }
   t.input = first_record != nullptr ? first_record->target : kNoThread;
   t.suspect = suspect_for(t.to, t.input, pending.ran_before);
+  t.gap = gap_since(pending.since);
   verdicts.push_back(t);
 }
 
@@ -213,7 +219,7 @@ void CausalityReplay::on_switch(const TraceEvent& e, std::vector<ControlTransfer
     verdicts.push_back(t);
     return;
   }
-  pending_switch_ = PendingSwitch{t, previous_thread};
+  pending_switch_ = PendingSwitch{t, previous_thread, threads_.at(to).left};
 }
 
 void CausalityReplay::on_actor(const TraceEvent& e, std::vector<ControlTransfer>& verdicts) {
@@ -241,6 +247,7 @@ void CausalityReplay::on_actor(const TraceEvent& e, std::vector<ControlTransfer>
       t.to = actor;
       t.input = e.target;
       t.suspect = suspect_for(actor, e.target, last_thread_ran_);
+      t.gap = gap_since(threads_.at(e.target).spawned);
       verdicts.push_back(t);
     }
     return;
@@ -276,6 +283,7 @@ void CausalityReplay::on_actor(const TraceEvent& e, std::vector<ControlTransfer>
     if (m != current_) pop_to(m);
   } else {
     t.suspect = suspect_for(actor, e.target, current_ != kScheduler ? current_ : last_thread_ran_);
+    t.gap = gap_since(seen_since(actor));
   }
   verdicts.push_back(t);
   if (t.explained() && t.cause != ControlCause::reads_resolved && options_.check_reads &&
@@ -290,6 +298,7 @@ void CausalityReplay::on_actor(const TraceEvent& e, std::vector<ControlTransfer>
     u.to = actor;
     u.input = e.target;
     u.suspect = suspect_for(actor, e.target, current_ != kScheduler ? current_ : last_thread_ran_);
+    u.gap = gap_since(threads_.at(e.target).spawned);
     verdicts.push_back(u);
   }
   if (options_.check_switches) {
@@ -334,6 +343,7 @@ void CausalityReplay::record_effects(const TraceEvent& e) {
         ThreadState& s = threads_.at(target);
         s.waits_for_input = waits;
         s.creator = actor;
+        if (s.spawned == 0) s.spawned = e.id;
         s.spawn_time = e.time;
         s.yields = e.has_text && (e.text == "pause" || e.text == "yield");
         s.sleeps = e.has_text && e.text == "sleep";
@@ -505,12 +515,15 @@ void CausalityReplay::begin_turn(const ControlTransfer& wake, ThreadId input) {
       break;
   }
   PollState& poll = polls_.at(group);
+  const std::int64_t previous_wake = poll.last_wake;
+  poll.last_wake = wake.event;
   if (turn_.wake == PollWake::none) {
     poll.idle_turns = 0;
     return;
   }
   turn_.idle_turns = poll.idle_turns;
   turn_.window = poll.left;
+  turn_.previous_wake = previous_wake;
   const std::int64_t left = poll.left;
   if (poll.woken > left) {
     turn_.notified_by = poll.woken;
@@ -571,18 +584,41 @@ void CausalityReplay::check_hand_off(const TraceEvent& e, std::vector<ControlTra
   } else {
     name_candidates(t, group, e.target);
     if (t.suspect == kNoThread) t.cause = ControlCause::hand_off_own;
+    else t.gap = gap_since(turn_.previous_wake);
   }
   verdicts.push_back(t);
 }
 
 void CausalityReplay::step(const TraceEvent& e, std::vector<ControlTransfer>& verdicts) {
+  const std::size_t first_verdict = verdicts.size();
+  const bool gap_turn = in_gap_turn_;
+  step_record(e, verdicts);
+  if (gap_turn) {
+    // Who called whom in the turn the gap fell in is unknown.
+    for (std::size_t i = first_verdict; i < verdicts.size(); ++i)
+      if (!verdicts[i].explained() && verdicts[i].gap == 0) verdicts[i].gap = last_lost_;
+  }
+}
+
+void CausalityReplay::step_record(const TraceEvent& e, std::vector<ControlTransfer>& verdicts) {
+  if (in_gap_turn_ && (e.head == RecordHead::switch_ || e.head == RecordHead::idle || e.head == RecordHead::end ||
+                       (e.actor == kScheduler && e.head != RecordHead::label)))
+    in_gap_turn_ = false;  // control is back with the scheduler
   switch (e.head) {
     case RecordHead::site:
     case RecordHead::label:
     case RecordHead::counter:
     case RecordHead::gc:
-    case RecordHead::lost:
       return;  // no change of control, and "the record just before" skips them
+    case RecordHead::lost:
+      if (!e.has_value || e.value <= 0) return;  // nothing was lost
+      last_lost_ = e.id;
+      in_gap_turn_ = true;
+      settle_pending_switch(nullptr, verdicts);
+      if (current_ != kNoThread) to_scheduler(e.id);
+      spawned_just_before_ = kNoThread;
+      registering_ = kNoThread;
+      break;
     case RecordHead::switch_:
       on_switch(e, verdicts);
       break;

@@ -59,8 +59,19 @@
 //             unexplained too, whether control changed hands at it or not
 //             (ControlTransfer with from == to, beside the transfer's own
 //             verdict when that was explained).
-//   labels, sites, counters, gc, lost
+//   labels, sites, counters, gc
 //             change nothing (labelling a thread does not run it).
+//   lost      records were dropped here: who has control after the gap is
+//             unknown, so control goes back to the scheduler (a pending
+//             switch is decided, the stack is emptied, the thread that had
+//             control left at the gap). Until control is next back with
+//             the scheduler (a switch, an idle, the end, a record by -1),
+//             who called whom is unknown too: every unexplained verdict of
+//             the turn the gap fell in carries the gap
+//             (ControlTransfer::gap), and so does, later, one whose thread
+//             (or input, or poller's previous turn) goes back to the gap or
+//             before it: its cause may be among the records lost, and the
+//             lint leaves it out (rules/lost_records.hpp).
 //
 //
 // Polling (only with notify records, like switches): a wake-up a thread
@@ -175,6 +186,10 @@ struct ControlTransfer {
   // and when the suspect last took control.
   std::array<ThreadId, 3> candidates = {kNoThread, kNoThread, kNoThread};
   TimeNs suspect_time = 0;
+  // Unexplained, with a `(lost ...)` record (its events.id) between the
+  // start of what the verdict looked at and the verdict: the cause may be
+  // among the records lost. 0 when none.
+  std::int64_t gap = 0;
 
   [[nodiscard]] bool explained() const { return cause != ControlCause::unexplained; }
 };
@@ -226,6 +241,7 @@ class CausalityReplay {
     bool ran = false;
     bool waits_for_input = false;      // its kind waits for an input (bind, map...)
     ThreadId notifier = kNoThread;     // the sender of its latest notify
+    std::int64_t spawned = 0;          // its spawn record; 0 when none was seen
     TimeNs spawn_time = 0;
     TimeNs resolved_time = 0;          // when its first resolve came
     bool yields = false;               // a `pause` or `yield` thread: its resolve is a yield
@@ -237,12 +253,14 @@ class CausalityReplay {
   struct PendingSwitch {
     ControlTransfer transfer;
     ThreadId ran_before = kNoThread;  // the thread that ran before the switch
+    std::int64_t since = 0;           // when the thread last left, before the switch
   };
   // Per merge group, at its root: what polling needs across its turns.
   struct PollState {
     std::int64_t left = 0;         // when control last left a member
     std::int64_t woken = 0;        // the latest notify of a member from outside the group, not a yield
     std::uint32_t idle_turns = 0;  // its latest empty turns in a row
+    std::int64_t last_wake = 0;    // the record at which its latest turn began
   };
   // The turn in progress (owner kNoThread: none, or not checked).
   struct Turn {
@@ -255,6 +273,7 @@ class CausalityReplay {
     bool handed_off = false;
     std::int64_t notified_by = 0;  // a notify from outside the group since it last ran (when woken by itself)
     std::int64_t window = 0;       // when the group's last empty turn ended (with idle_turns)
+    std::int64_t previous_wake = 0;  // where the group's turn before this one began
     std::uint32_t idle_turns = 0;  // the group's empty turns just before this one
   };
   // A thread that took control, for the candidates of a hand-off after
@@ -265,6 +284,7 @@ class CausalityReplay {
     TimeNs time = 0;
   };
 
+  void step_record(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
   void on_switch(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
   void on_actor(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
   void to_scheduler(std::int64_t event);
@@ -283,6 +303,12 @@ class CausalityReplay {
   void note_control(ThreadId t, std::int64_t event, TimeNs time);  // t has control: the polling bookkeeping
   void merge_groups(ThreadId from, ThreadId into);
   [[nodiscard]] PollWake self_arranged(ThreadId input, ThreadId group);
+  // The latest gap at or after `since` (a record id), or 0.
+  [[nodiscard]] std::int64_t gap_since(std::int64_t since) const {
+    return last_lost_ != 0 && last_lost_ >= since ? last_lost_ : 0;
+  }
+  // Where a thread's history, as the replay judges a transfer to it, starts.
+  [[nodiscard]] std::int64_t seen_since(ThreadId t);
   void name_candidates(ControlTransfer& t, ThreadId group, ThreadId receiver);
   void check_invariants();
 
@@ -300,6 +326,8 @@ class CausalityReplay {
   ThreadId current_ = kNoThread;
   ThreadId last_thread_ran_ = kNoThread;  // the latest thread (not -1) that had control
   std::int64_t last_switch_ = 0;
+  std::int64_t last_lost_ = 0;  // the latest `lost` record that lost something
+  bool in_gap_turn_ = false;    // since it, control has not been back with the scheduler
   ThreadId spawned_just_before_ = kNoThread;  // a child that may start at once
   ThreadId registering_ = kNoThread;          // the latest spawn's child, while its waits follow
   std::int64_t spawned_event_ = 0;

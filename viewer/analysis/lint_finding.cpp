@@ -7,7 +7,7 @@ namespace {
 
 constexpr std::array<std::string_view, kLintRuleCount> kRuleNames = {
     "missing-notification", "unread-failure", "pending-at-end",
-    "late-notify",          "blocking-activation", "self-wake"};
+    "late-notify",          "blocking-activation", "self-wake", "lost-records"};
 
 }  // namespace
 
@@ -31,7 +31,8 @@ std::string_view lint_severity_name(LintSeverity severity) {
 const std::array<LintRuleId, kLintRuleCount>& all_lint_rules() {
   static constexpr std::array<LintRuleId, kLintRuleCount> kAll = {
       LintRuleId::missing_notification, LintRuleId::unread_failure,      LintRuleId::pending_at_end,
-      LintRuleId::late_notify,          LintRuleId::blocking_activation, LintRuleId::self_wake};
+      LintRuleId::late_notify,          LintRuleId::blocking_activation, LintRuleId::self_wake,
+      LintRuleId::lost_records};
   return kAll;
 }
 
@@ -51,6 +52,8 @@ std::string lint_advice(std::string_view rule, const std::string& thread, const 
     return "split the work of " + thread + " over several turns (pause()), or move it off the loop";
   if (rule == "self-wake")
     return "have " + thread + " wait on a promise its producer resolves, instead of polling with pause()";
+  if (rule == "lost-records")
+    return "give the capture more memory (SKEIN_TRACE_BUFFER_MB) or record fewer records, and trace again";
   (void)from;
   return "see viewer/analysis/LINTS.md for this rule";
 }

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "recorder/format/record.hpp"
 
@@ -28,8 +29,9 @@ enum class LintRuleId : std::uint8_t {
   late_notify,
   blocking_activation,
   self_wake,
+  lost_records,
 };
-inline constexpr std::size_t kLintRuleCount = 6;
+inline constexpr std::size_t kLintRuleCount = 7;
 
 enum class LintSeverity : std::uint8_t { error, warning, note };
 
@@ -49,6 +51,9 @@ struct LintFinding {
   std::optional<ThreadId> suspect;      // who most likely owes the missing record
   std::optional<std::int64_t> event;    // events.id of the record it was found at
   std::string group;                    // what the text output groups a rule's findings by; "" for none
+  // Other threads the finding stands for: the promises pending only
+  // because this one is (pending-at-end), in spawn order.
+  std::vector<ThreadId> related;
   std::string message;
   std::uint32_t number = 0;             // its place in the full report, from 1 (`skein lint`'s #N)
   // The `(lost ...)` record (events.id) whose missing records the verdict

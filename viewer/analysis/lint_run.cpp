@@ -15,6 +15,7 @@
 
 #include "viewer/analysis/rules/blocking_activation.hpp"
 #include "viewer/analysis/rules/late_notify.hpp"
+#include "viewer/analysis/rules/lost_records.hpp"
 #include "viewer/analysis/rules/missing_notification.hpp"
 #include "viewer/analysis/rules/pending_at_end.hpp"
 #include "viewer/analysis/rules/self_wake.hpp"
@@ -31,6 +32,7 @@ std::unique_ptr<LintRule> make_lint_rule(LintRuleId rule, const LintSettings& se
     case LintRuleId::late_notify: return make_late_notify_rule();
     case LintRuleId::blocking_activation: return make_blocking_activation_rule(settings);
     case LintRuleId::self_wake: return make_self_wake_rule(settings);
+    case LintRuleId::lost_records: return make_lost_records_rule();
   }
   return nullptr;
 }
@@ -103,6 +105,43 @@ class LintPass {
       for (LintRule* r : transfer_rules_) r->observe_transfer(v);
     if (keep_transfers_) report_.transfers.insert(report_.transfers.end(), verdicts_.begin(), verdicts_.end());
   }
+  // No verdict rests on a `lost` gap: the findings that depend on one are
+  // left out and counted in the gap's note (rules/lost_records.hpp).
+  void leave_out_across_gaps(std::vector<std::vector<LintFinding>>& groups) {
+    std::map<std::int64_t, std::array<std::uint64_t, kLintRuleCount>> left_out;  // gap -> per rule
+    for (auto& g : groups) {
+      const auto kept = std::remove_if(g.begin(), g.end(), [&](const LintFinding& f) {
+        if (f.gap == 0) return false;
+        ++left_out[f.gap][static_cast<std::size_t>(f.rule)];
+        return true;
+      });
+      g.erase(kept, g.end());
+    }
+    if (left_out.empty()) return;
+    for (std::size_t i = 0; i < rules_.size(); ++i) {
+      if (rules_[i]->id() != LintRuleId::lost_records) continue;
+      for (LintFinding& note : groups[i]) {
+        const auto it = note.event ? left_out.find(*note.event) : left_out.end();
+        if (it == left_out.end()) continue;
+        std::string parts;
+        std::uint64_t total = 0;
+        std::size_t kinds = 0;
+        for (const LintRuleId r : all_lint_rules()) kinds += it->second[static_cast<std::size_t>(r)] != 0 ? 1 : 0;
+        std::size_t k = 0;
+        for (const LintRuleId r : all_lint_rules()) {
+          const std::uint64_t n = it->second[static_cast<std::size_t>(r)];
+          if (n == 0) continue;
+          total += n;
+          parts += k == 0 ? "" : (k + 1 == kinds ? " and " : ", ");
+          parts += std::to_string(n) + " " + std::string(lint_rule_name(r));
+          ++k;
+        }
+        note.message += "; " + parts + (total == 1 ? " finding that depends on it is" : " findings that depend on it are") +
+                        " left out";
+      }
+    }
+  }
+
   LintReport finish(const LintTraceEnd& end) {
     if (!transfer_rules_.empty() || keep_transfers_) {
       verdicts_.clear();
@@ -116,6 +155,7 @@ class LintPass {
     // ties in LintRuleId order.
     std::vector<std::vector<LintFinding>> groups(rules_.size());
     for (std::size_t i = 0; i < rules_.size(); ++i) rules_[i]->finish(end, groups[i]);
+    leave_out_across_gaps(groups);
     std::vector<std::size_t> order(rules_.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     const auto worst = [&](std::size_t i) {

@@ -44,11 +44,11 @@ TEST_CASE("lint text: findings grouped by rule, most severe first") {
         "\n"
         "blocking-activation: 1 finding (warning)\n"
         "  0.005000 ms  thread 1  event 8\n"
-        "    the loop was blocked for 39.995 ms (threshold 10.000 ms): thread 1, a async, ran 39.995 ms of it without "
+        "    the loop was blocked for 39.995 ms (threshold 10.000 ms): thread 1, an async, ran 39.995 ms of it without "
         "giving control back\n"
         "\n"
         "5 findings (rules: missing-notification, unread-failure, pending-at-end, late-notify, "
-        "blocking-activation, self-wake)\n");
+        "blocking-activation, self-wake, lost-records)\n");
 }
 
 TEST_CASE("lint text: no findings") {

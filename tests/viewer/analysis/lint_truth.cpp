@@ -1,21 +1,33 @@
 // lint_truth.cpp — the lints' precision and recall on real traces, against
 // a truth that does not come from the lints.
 //
-//   lint_truth --truth FILE [--fixtures DIR] [--samples DIR] [--only fixtures|samples]
-//              [--removals N] [--seed S]
+//   lint_truth --truth FILE [--fixtures DIR] [--samples DIR] [--programs DIR]
+//              [--only fixtures|samples|programs] [--removals N] [--seed S]
 //
 // The truth (lint_truth.tsv, beside this file) names the traces: the 2014
-// MirageOS fixtures and runs of the samples, and for every trace and every
-// rule the number of findings it owes, each with a reason taken from what
-// wrote the trace (Lwt's code, the sample's source). This program:
+// MirageOS fixtures, runs of the samples and runs of the programs written
+// as users write them (tests/user_programs, each fault beside its fixed
+// version), and for every trace and every rule the number of findings it
+// owes, each with a reason taken from what wrote the trace (Lwt's code,
+// the program's source). This program:
 //
 //   1. makes every trace: a fixture is imported as it is (into a temporary
-//      database: nothing is written beside the fixtures); a sample is run
-//      with SKEIN_TRACE into a temporary folder, then imported;
+//      database: nothing is written beside the fixtures); a sample or a
+//      program is run with SKEIN_TRACE into a temporary folder, then
+//      imported. blocking-activation measures turns by the wall clock, so
+//      a turn the operating system preempted looks as long as one that
+//      worked: when it may (as root, with util-linux's chrt), the program
+//      runs at real-time priority (SCHED_FIFO 1), so that other processes
+//      on a loaded machine do not stretch its turns;
 //   2. lints it (all rules, as `skein lint`) and prints, per rule, the
 //      findings next to the truth: the findings beyond it are false ones
 //      (precision), those short of it missed;
-//   3. on the traces marked `recall`, removes one causal record at a time
+//   3. on the traces marked `recall` that have no error and no warning,
+//      cuts blocks of records out and puts a `(lost ...)` record in their
+//      place, as the capture does when it drops records (gap_cuts.hpp):
+//      no verdict may rest on a gap, so every cut trace must still have no
+//      error and no warning;
+//   4. on the traces marked `recall`, removes one causal record at a time
 //      (a resolve, a notify, a merge) and checks that the lints report the
 //      removal where the removal says they must: mutation_oracle.hpp has
 //      the oracle, which never asks the lints' own state machine. Up to
@@ -42,6 +54,7 @@
 #include "tests/support/store_query.hpp"
 #include "tests/support/subprocess.hpp"
 #include "viewer/analysis/lint_run.hpp"
+#include "tests/viewer/gap_cuts.hpp"
 #include "tests/viewer/mutation_oracle.hpp"
 #include "recorder/store/events_table.hpp"
 
@@ -51,14 +64,16 @@ using skein::test::MutationRecall;
 namespace {
 
 constexpr double kRecallTarget = 0.99;
+constexpr std::size_t kGapCuts = 20;  // cuts a clean trace, each one lint
 
 struct TraceSpec {
   std::string name;
-  std::string kind;                // fixture or sample
+  std::string kind;                // fixture, sample or program
   std::vector<std::string> args;   // the file, or the program and its arguments
   std::map<std::string, std::uint64_t> expected;  // rule -> count
   std::map<std::string, std::string> reasons;
   bool recall = false;
+  std::size_t removals = 0;  // 0: --removals
 };
 
 std::vector<std::string> split_tabs(const std::string& line) {
@@ -99,7 +114,8 @@ bool read_truth(const std::string& path, std::vector<TraceSpec>& traces) {
       return false;
     };
     if (f[0] == "trace") {
-      if (f.size() != 4 || (f[2] != "fixture" && f[2] != "sample")) return bad("expected: trace NAME fixture|sample WHAT");
+      if (f.size() != 4 || (f[2] != "fixture" && f[2] != "sample" && f[2] != "program"))
+        return bad("expected: trace NAME fixture|sample|program WHAT");
       traces.push_back(TraceSpec{f[1], f[2], split_spaces(f[3]), {}, {}, false});
     } else if (f[0] == "expect") {
       if (f.size() != 5) return bad("expected: expect NAME RULE COUNT REASON");
@@ -110,9 +126,16 @@ bool read_truth(const std::string& path, std::vector<TraceSpec>& traces) {
       t->expected[f[2]] = std::stoull(f[3]);
       t->reasons[f[2]] = f[4];
     } else if (f[0] == "recall") {
-      TraceSpec* t = find(f.size() == 2 ? f[1] : "");
+      TraceSpec* t = find(f.size() == 2 || f.size() == 3 ? f[1] : "");
       if (t == nullptr) return bad("recall names a trace not declared before");
       t->recall = true;
+      if (f.size() == 3) {
+        try {
+          t->removals = std::stoul(f[2]);
+        } catch (...) {
+          return bad("recall's removals must be a number");
+        }
+      }
     } else {
       return bad("unknown line");
     }
@@ -134,7 +157,7 @@ struct Made {
 };
 
 Made make_trace(const TraceSpec& t, const std::string& fixtures, const std::string& samples,
-                const test::TempDir& dir) {
+                const std::string& programs, const test::TempDir& dir) {
   Made m;
   m.db = dir.file(t.name + ".db");
   std::string source;
@@ -147,8 +170,11 @@ Made make_trace(const TraceSpec& t, const std::string& fixtures, const std::stri
     }
   } else {
     source = dir.file(t.name + ".sexp");
-    std::vector<std::string> argv = {samples + "/" + t.args.at(0) + "/" + t.args.at(0)};
+    std::vector<std::string> argv = {t.kind == "sample" ? samples + "/" + t.args.at(0) + "/" + t.args.at(0)
+                                                        : programs + "/" + t.args.at(0)};
     argv.insert(argv.end(), t.args.begin() + 1, t.args.end());
+    if (geteuid() == 0 && access("/usr/bin/chrt", X_OK) == 0)
+      argv.insert(argv.begin(), {"/usr/bin/chrt", "-f", "1"});
     const auto run = test::run_process(argv, {}, {"SKEIN_TRACE=" + source});
     if (run.exit_code != 0) {
       m.why = "sample " + argv[0] + " exited " + std::to_string(run.exit_code) + ": " + run.err;
@@ -176,7 +202,7 @@ std::string percent(std::size_t a, std::size_t b) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string truth, fixtures, samples, only;
+  std::string truth, fixtures, samples, programs, only;
   std::size_t removals = 300;
   std::uint64_t seed = 20141018;
   for (int i = 1; i < argc; ++i) {
@@ -191,12 +217,13 @@ int main(int argc, char** argv) {
     if (a == "--truth") truth = value();
     else if (a == "--fixtures") fixtures = value();
     else if (a == "--samples") samples = value();
+    else if (a == "--programs") programs = value();
     else if (a == "--only") only = value();
     else if (a == "--removals") removals = std::stoul(value());
     else if (a == "--seed") seed = std::stoull(value());
     else {
-      std::fprintf(stderr, "usage: lint_truth --truth FILE [--fixtures DIR] [--samples DIR] [--only fixtures|samples] "
-                           "[--removals N] [--seed S]\n");
+      std::fprintf(stderr, "usage: lint_truth --truth FILE [--fixtures DIR] [--samples DIR] [--programs DIR] "
+                           "[--only fixtures|samples|programs] [--removals N] [--seed S]\n");
       return 2;
     }
   }
@@ -209,9 +236,10 @@ int main(int argc, char** argv) {
   bool skipped = false;
   std::printf("%-26s %-21s %8s %6s %6s %6s  %s\n", "trace", "rule", "findings", "truth", "false", "missed", "reason");
   std::vector<std::pair<std::string, std::vector<MutationRecall>>> recalls;
+  std::vector<std::pair<std::string, test::GapCuts>> gaps;
   for (const TraceSpec& t : traces) {
     if (!only.empty() && only != t.kind + "s") continue;
-    const Made m = make_trace(t, fixtures, samples, dir);
+    const Made m = make_trace(t, fixtures, samples, programs, dir);
     if (m.skipped) {
       std::printf("%-26s SKIPPED: %s\n", t.name.c_str(), m.why.c_str());
       skipped = true;
@@ -257,7 +285,22 @@ int main(int argc, char** argv) {
     const auto scheduler = store.value().meta_text("header.scheduler-thread");
     const auto format = store.value().meta_text("header.source-format");
     settings.semantics = semantics_from_header(scheduler ? &*scheduler : nullptr, format ? &*format : nullptr);
-    recalls.emplace_back(t.name, test::mutation_recall(events.value().events(), settings, removals, seed));
+    bool clean = true;
+    for (const LintFinding& f : report.value().findings) clean = clean && f.severity == LintSeverity::note;
+    if (clean) gaps.emplace_back(t.name, test::gap_cuts(events.value().events(), settings, kGapCuts, seed));
+    recalls.emplace_back(t.name, test::mutation_recall(events.value().events(), settings,
+                                                       t.removals != 0 ? std::min(t.removals, removals) : removals,
+                                                       seed));
+  }
+  if (!gaps.empty()) {
+    std::printf("\n%-26s %6s %7s %9s %6s\n", "cut with a lost gap", "cuts", "errors", "warnings", "notes");
+    for (const auto& [name, g] : gaps) {
+      const bool ok = g.errors == 0 && g.warnings == 0;
+      if (!ok) failed = true;
+      std::printf("%-26s %6zu %7zu %9zu %6zu%s\n", name.c_str(), g.cuts, g.errors, g.warnings, g.notes,
+                  ok ? "" : "  FINDINGS ACROSS A GAP");
+      for (const auto& e : g.examples) std::printf("    %s\n", e.c_str());
+    }
   }
   if (!recalls.empty()) {
     std::printf("\n%-26s %-8s %10s %8s %8s %7s\n", "recall by mutation", "removed", "candidates", "removals",

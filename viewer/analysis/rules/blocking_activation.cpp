@@ -155,10 +155,11 @@ class BlockingActivation final : public LintRule {
     if (info == nullptr) return s;
     if (info->label != kNoLabel) s += " \"" + labels_[info->label] + "\"";
     const std::string_view kind = info->kind != 0 ? std::string_view(kinds_[info->kind]) : std::string_view();
-    const std::string role = kind == "bind" || kind == "map" || kind == "catch" || kind == "finalize"
-                                 ? std::string(", a ") + std::string(kind) + " callback"
-                             : kind.empty() ? std::string()
-                                            : std::string(", a ") + std::string(kind);
+    const bool callback = kind == "bind" || kind == "map" || kind == "catch" || kind == "finalize";
+    const bool vowel = !kind.empty() && std::string_view("aeiou").find(kind.front()) != std::string_view::npos;
+    const std::string role = kind.empty() ? std::string()
+                                          : std::string(vowel ? ", an " : ", a ") + std::string(kind) +
+                                                (callback ? " callback" : "");
     s += role;
     if (info->site >= 0)
       s += (role.empty() ? ", created at " : " created at ") +

@@ -110,6 +110,7 @@ class MissingNotification final : public LintRule {
     if (t.from != kNoThread) f.from = t.from;
     if (t.suspect != kNoThread) f.suspect = t.suspect;
     f.event = t.event;
+    f.gap = t.gap;
     f.message = describe(t);
     findings_.push_back(std::move(f));
   }

@@ -22,10 +22,13 @@ class PendingAtEnd final : public LintRule {
 
   [[nodiscard]] std::uint32_t observed_heads() const override {
     return head_mask({RecordHead::spawn, RecordHead::label, RecordHead::resolve, RecordHead::wait,
-                      RecordHead::read, RecordHead::merge, RecordHead::should_resolve});
+                      RecordHead::read, RecordHead::merge, RecordHead::should_resolve, RecordHead::lost});
   }
   void observe(const TraceEvent& e) override {
     switch (e.head) {
+      case RecordHead::lost:
+        if (e.has_value && e.value > 0) gaps_.push_back(e.id);
+        break;
       case RecordHead::spawn: {
         if (!is_thread(e.target)) return;
         State& s = state_.at(e.target);
@@ -126,12 +129,29 @@ class PendingAtEnd final : public LintRule {
       if (g.label == kNoLabel && s.label != kNoLabel) g.label = s.label;
     });
 
+    // After a clean end, a promise pending only because what it waits on
+    // is pending is part of that promise's finding: its waiters are named
+    // there, and not reported apart (one fault, one finding). A promise
+    // the program said should resolve keeps its own finding.
+    ThreadTable<Waiters> waiters;  // by the root of the promise waited on
+    if (end.ended_cleanly) {
+      for (const ThreadId t : spawns_) {
+        const ThreadId root = groups_.root(t);
+        Group& g = groups.at(root);
+        if (g.resolved || g.first != t || g.should_resolve != 0) continue;
+        const ThreadId end_root = chain_end(root, groups);
+        if (end_root == kNoThread || end_root == root) continue;
+        g.folded = true;
+        waiters.at(end_root).threads.push_back(t);
+      }
+    }
+
     std::vector<Pending> found;
     std::map<std::string, std::size_t> key_order;  // group key -> first appearance
     for (const ThreadId t : spawns_) {
       const ThreadId root = groups_.root(t);
       const Group g = groups.at(root);
-      if (g.resolved || g.first != t) continue;
+      if (g.resolved || g.first != t || g.folded) continue;
       const State s = state_.at(t);
       LintFinding f;
       f.rule = LintRuleId::pending_at_end;
@@ -183,6 +203,21 @@ class PendingAtEnd final : public LintRule {
         f.severity = end.ended_cleanly ? LintSeverity::warning : LintSeverity::note;
       }
       f.message = what + "; " + waits;
+      if (const Waiters* w = waiters.find(root); w != nullptr && !w->threads.empty()) {
+        const std::vector<ThreadId>& by = w->threads;
+        std::string names = thread_phrase(by[0]);
+        for (std::size_t i = 1; i < by.size() && i < 3; ++i)
+          names += (i + 1 == by.size() ? " and " : ", ") + std::to_string(by[i]);
+        if (by.size() > 3) names += " and " + std::to_string(by.size() - 3) + " more";
+        if (by.size() > 1) names.replace(0, 6, "threads");
+        f.message += "; " + names + (by.size() == 1 ? " waits on it" : " wait on it") +
+                     ", pending because it is";
+        f.related = by;
+      }
+      // Created before a gap, it may have been settled among the records
+      // lost.
+      if (const auto gap = std::upper_bound(gaps_.begin(), gaps_.end(), s.spawn_event); gap != gaps_.end())
+        f.gap = *gap;
       const std::string key = group_key(g, s, groups);
       key_order.emplace(key, key_order.size());
       found.push_back(Pending{std::move(f), key, g.merged});
@@ -244,12 +279,34 @@ class PendingAtEnd final : public LintRule {
     ThreadId waits_on = kNoThread;  // the latest open wait of a member
     ThreadId waiter = kNoThread;
     std::int64_t wait_event = 0;
+    bool folded = false;  // reported with the promise at the end of its waits
   };
   struct Pending {
     LintFinding finding;
     std::string key;
     std::uint64_t merged;
   };
+  struct Waiters {
+    std::vector<ThreadId> threads;  // the first threads of the promises folded into this one
+  };
+
+  // Where a pending group's chain of open waits ends: the last pending
+  // promise (a spawned group with no resolve) along it, the group itself
+  // when it waits on nothing pending; kNoThread for a cycle or a chain too
+  // long to follow.
+  [[nodiscard]] ThreadId chain_end(ThreadId root, ThreadTable<Group>& groups) {
+    ThreadId at = root;
+    for (int i = 0; i < kWaitChainLimit; ++i) {
+      const Group& g = groups.at(at);
+      if (g.waits_on == kNoThread) return at;
+      const ThreadId next = groups_.root(g.waits_on);
+      if (next == root) return kNoThread;
+      const Group& n = groups.at(next);
+      if (n.resolved || n.first == kNoThread) return at;
+      at = next;
+    }
+    return kNoThread;
+  }
 
   static bool is_thread(ThreadId t) { return t != kNoThread && t != kScheduler; }
 
@@ -286,6 +343,7 @@ class PendingAtEnd final : public LintRule {
   std::vector<ThreadId> spawns_;  // spawned threads, in spawn order
   std::vector<std::string> labels_;
   MergeGroups groups_;
+  std::vector<std::int64_t> gaps_;  // `lost` records that lost something, in order
 };
 
 }  // namespace

@@ -6,6 +6,8 @@
 // of its threads. A failure in an unread group is an error-severity finding.
 #include "viewer/analysis/rules/unread_failure.hpp"
 
+#include <algorithm>
+
 #include "viewer/analysis/merge_groups.hpp"
 
 namespace skein {
@@ -15,10 +17,13 @@ class UnreadFailure final : public LintRule {
  public:
   [[nodiscard]] LintRuleId id() const override { return LintRuleId::unread_failure; }
   [[nodiscard]] std::uint32_t observed_heads() const override {
-    return head_mask({RecordHead::resolve, RecordHead::read, RecordHead::merge});
+    return head_mask({RecordHead::resolve, RecordHead::read, RecordHead::merge, RecordHead::lost});
   }
   void observe(const TraceEvent& e) override {
     switch (e.head) {
+      case RecordHead::lost:
+        if (e.has_value && e.value > 0) gaps_.push_back(e.id);
+        break;
       case RecordHead::resolve:
         if (e.target == kNoThread || e.target == kScheduler) return;
         if (resolved_.at(e.target).done) return;  // a second resolve is late-notify's
@@ -58,6 +63,9 @@ class UnreadFailure final : public LintRule {
       finding.event = f.event;
       finding.message = thread_phrase(f.thread) + " failed" + (f.message.empty() ? "" : " (" + f.message + ")") +
                         " and no other thread read its outcome";
+      // A read after a gap may be among the records lost.
+      if (const auto gap = std::upper_bound(gaps_.begin(), gaps_.end(), f.event); gap != gaps_.end())
+        finding.gap = *gap;
       out.push_back(std::move(finding));
     }
   }
@@ -81,6 +89,7 @@ class UnreadFailure final : public LintRule {
   std::vector<Failure> failures_;
   std::vector<Read> reads_;
   MergeGroups groups_;
+  std::vector<std::int64_t> gaps_;  // `lost` records that lost something, in order
 };
 
 }  // namespace
