@@ -1,6 +1,7 @@
-// combinator_test.cpp — catch_, finally, join, all, choose, async.
+// combinator_test.cpp — catch_, finally, join, all, choose, pick, async.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -177,6 +178,21 @@ TEST_CASE("choose passes on a rejection", "[choose]") {
   ra.fail(Boom{});
   CHECK_THROWS_AS(c.value(), Boom);
   rb.resolve(1);
+}
+
+TEST_CASE("choose and pick deduce their type from a braced list", "[choose][cancel]") {
+  auto [a, ra] = skein::task<int>();
+  auto [b, rb] = skein::task<int>();
+  Promise<int> chosen = skein::choose({a, b});
+  Promise<int> picked = skein::pick({a, b});
+  static_assert(std::is_same_v<decltype(skein::pick({a, b})), Promise<int>>);
+  rb.resolve(2);
+  CHECK(chosen.value() == 2);
+  CHECK(picked.value() == 2);
+  CHECK(a.canceled());  // pick cancelled the loser
+  Promise<void> timed = skein::pick({skein::pause(), skein::sleep(std::chrono::hours(1))});
+  run(timed);
+  CHECK(timed.state() == State::fulfilled);
 }
 
 TEST_CASE("async runs f now and its failure goes to the hook", "[async]") {
