@@ -4,13 +4,17 @@
 // go on. pick(ps): the same, and every other input is cancelled (before the
 // result settles, as Lwt does). When several inputs are already settled at
 // the call, the first in list order wins (Lwt picks one at random). Both
-// reject an empty list with std::invalid_argument.
+// reject an empty list with std::invalid_argument. Each takes a std::vector
+// or a braced list (`pick({p, q})`: the std::initializer_list overload,
+// since a braced list cannot deduce T for a std::vector parameter).
 //
 // After the first input, the remaining links only give back their reference
 // when their inputs settle or die; they do nothing else.
 #pragma once
 
+#include <initializer_list>
 #include <source_location>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -71,7 +75,7 @@ inline constexpr NodeOps pick_ops{&destroy_as<ChooseNode<T>>, &cancel_through_li
                                   trace::Kind::pick};
 
 template <class T>
-[[nodiscard]] Promise<T> choose_first(const std::vector<Promise<T>>& inputs, bool cancel_losers,
+[[nodiscard]] Promise<T> choose_first(std::span<const Promise<T>> inputs, bool cancel_losers,
                                       const std::source_location& site) {
   if (inputs.empty()) throw std::invalid_argument(cancel_losers ? "skein::pick: no promises" : "skein::choose: no promises");
   auto* node = make_node<ChooseNode<T>>(cancel_losers ? &pick_ops<T> : &choose_ops<T>, cancel_losers);
@@ -108,14 +112,24 @@ template <class T>
 template <class T>
 [[nodiscard]] Promise<T> choose(const std::vector<Promise<T>>& inputs,
                                 std::source_location site = std::source_location::current()) {
-  return detail::choose_first(inputs, false, site);
+  return detail::choose_first<T>(inputs, false, site);
+}
+template <class T>
+[[nodiscard]] Promise<T> choose(std::initializer_list<Promise<T>> inputs,
+                                std::source_location site = std::source_location::current()) {
+  return detail::choose_first<T>(std::span<const Promise<T>>(inputs.begin(), inputs.size()), false, site);
 }
 
 // Settles like the first input to settle; the others are cancelled.
 template <class T>
 [[nodiscard]] Promise<T> pick(const std::vector<Promise<T>>& inputs,
                               std::source_location site = std::source_location::current()) {
-  return detail::choose_first(inputs, true, site);
+  return detail::choose_first<T>(inputs, true, site);
+}
+template <class T>
+[[nodiscard]] Promise<T> pick(std::initializer_list<Promise<T>> inputs,
+                              std::source_location site = std::source_location::current()) {
+  return detail::choose_first<T>(std::span<const Promise<T>>(inputs.begin(), inputs.size()), true, site);
 }
 
 }  // namespace skein

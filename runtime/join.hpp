@@ -5,12 +5,20 @@
 // or reject with the first rejection seen (in settlement order). The result
 // reads each input as it settles (a read record per input). Cancelling the
 // result cancels every input still pending.
+//
+// Inputs come as a std::vector or as a braced list: join's element type is
+// fixed, so `join({a, b})` converts to the vector; all's is deduced, which a
+// braced list cannot do for a std::vector parameter, so `all({p, q})` takes
+// the std::initializer_list overload (also the better match where both are
+// viable, as in `all<int>({p, q})`).
 #pragma once
 
 #include <cstdint>
 #include <exception>
+#include <initializer_list>
 #include <optional>
 #include <source_location>
+#include <span>
 #include <vector>
 
 #include "runtime/bind.hpp"  // root_of
@@ -99,7 +107,7 @@ inline constexpr NodeOps all_ops{&destroy_as<GatherNode<T, R>>, &cancel_through_
                                  trace::Kind::all};
 
 template <class T, class R>
-[[nodiscard]] Promise<R> gather(const std::vector<Promise<T>>& inputs, const NodeOps* node_ops,
+[[nodiscard]] Promise<R> gather(std::span<const Promise<T>> inputs, const NodeOps* node_ops,
                                 const std::source_location& site) {
   auto* node = make_node<GatherNode<T, R>>(node_ops, inputs.size());
   Promise<R> result = Promise<R>::adopt(node);
@@ -130,6 +138,12 @@ template <class T>
 [[nodiscard]] Promise<std::vector<T>> all(const std::vector<Promise<T>>& inputs,
                                           std::source_location site = std::source_location::current()) {
   return detail::gather<T, std::vector<T>>(inputs, &detail::all_ops<T, std::vector<T>>, site);
+}
+template <class T>
+[[nodiscard]] Promise<std::vector<T>> all(std::initializer_list<Promise<T>> inputs,
+                                          std::source_location site = std::source_location::current()) {
+  return detail::gather<T, std::vector<T>>(std::span<const Promise<T>>(inputs.begin(), inputs.size()),
+                                           &detail::all_ops<T, std::vector<T>>, site);
 }
 
 }  // namespace skein

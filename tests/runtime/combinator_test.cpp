@@ -1,8 +1,10 @@
-// combinator_test.cpp — catch_, finally, join, all, choose, async.
+// combinator_test.cpp — catch_, finally, join, all, choose, pick, async.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/runtime.hpp"
@@ -121,6 +123,41 @@ TEST_CASE("all gathers values in input order", "[join]") {
   CHECK(all(std::vector<Promise<int>>{}).value().empty());
 }
 
+TEST_CASE("all deduces its type from a braced list and gathers in input order", "[join]") {
+  auto [p, rp] = skein::wait<int>();
+  auto [q, rq] = skein::wait<int>();
+  Promise<std::vector<int>> v = skein::all({p, q, resolved(3)});
+  static_assert(std::is_same_v<decltype(skein::all({p, q})), Promise<std::vector<int>>>);
+  rq.resolve(2);
+  CHECK(v.state() == State::pending);
+  rp.resolve(1);
+  CHECK(v.value() == std::vector<int>{1, 2, 3});
+
+  // Values that own memory, and the spellings that compiled before: a named
+  // vector, and the type given explicitly (the braced list's overload wins).
+  auto [s, rs] = skein::wait<std::string>();
+  Promise<std::vector<std::string>> strings = skein::all({s, resolved(std::string("second"))});
+  rs.resolve("first");
+  CHECK(strings.value() == std::vector<std::string>{"first", "second"});
+  const std::vector<Promise<int>> named{resolved(4), resolved(5)};
+  CHECK(skein::all(named).value() == std::vector<int>{4, 5});
+  CHECK(skein::all<int>({resolved(6), resolved(7)}).value() == std::vector<int>{6, 7});
+}
+
+TEST_CASE("join takes a braced list of void promises of every origin", "[join]") {
+  auto [a, ra] = skein::wait();
+  auto [n, rn] = skein::wait<int>();
+  int mapped = 0;
+  Promise<void> j = skein::join({a, n.map([&](int x) { mapped = x; }), skein::pause(), resolved()});
+  CHECK(j.state() == State::pending);
+  rn.resolve(8);
+  ra.resolve();
+  CHECK(j.state() == State::pending);  // the pause is woken by the loop
+  run(j);
+  CHECK(mapped == 8);
+  CHECK(skein::join({}).state() == State::fulfilled);
+}
+
 TEST_CASE("choose settles like the first input to settle while the others go on", "[choose]") {
   auto [a, ra] = skein::task<int>();
   auto [b, rb] = skein::task<int>();
@@ -141,6 +178,21 @@ TEST_CASE("choose passes on a rejection", "[choose]") {
   ra.fail(Boom{});
   CHECK_THROWS_AS(c.value(), Boom);
   rb.resolve(1);
+}
+
+TEST_CASE("choose and pick deduce their type from a braced list", "[choose][cancel]") {
+  auto [a, ra] = skein::task<int>();
+  auto [b, rb] = skein::task<int>();
+  Promise<int> chosen = skein::choose({a, b});
+  Promise<int> picked = skein::pick({a, b});
+  static_assert(std::is_same_v<decltype(skein::pick({a, b})), Promise<int>>);
+  rb.resolve(2);
+  CHECK(chosen.value() == 2);
+  CHECK(picked.value() == 2);
+  CHECK(a.canceled());  // pick cancelled the loser
+  Promise<void> timed = skein::pick({skein::pause(), skein::sleep(std::chrono::hours(1))});
+  run(timed);
+  CHECK(timed.state() == State::fulfilled);
 }
 
 TEST_CASE("async runs f now and its failure goes to the hook", "[async]") {

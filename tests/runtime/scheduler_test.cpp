@@ -1,5 +1,6 @@
-// scheduler_test.cpp — run, pause, sleep, the depth limit, and the loop's
-// memory: a million-long bind chain and a million-iteration pause loop.
+// scheduler_test.cpp — run, pause, sleep, the depth limit, timers kept on
+// time while threads keep pausing, and the loop's memory: a million-long
+// bind chain and a million-iteration pause loop.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -134,6 +135,96 @@ TEST_CASE("timers are serviced while the loop keeps pausing", "[sleep][pause]") 
   };
   run(spin());
   CHECK(fired);
+}
+
+TEST_CASE("a heartbeat stays within one slice of its deadline while a thread works in paused slices",
+          "[sleep][pause][fairness]") {
+  // The program an Lwt user writes to keep a heartbeat on time: one thread
+  // works in short CPU slices with a pause between them, another sleeps a
+  // period and beats. A fair loop polls its timers between any two slices
+  // (scheduler.hpp), so a beat is late by at most the slice its deadline
+  // fell in; a loop that polled every 64th iteration instead would make
+  // each beat about 64 slices (~125 ms) late.
+  //
+  // Robust to a loaded machine: the worker's spin reads the clock
+  // continuously, so a gap longer than kGap between two reads is time the OS
+  // gave to another process, and that time, where it falls between a beat's
+  // deadline and its wake-up, is not the loop's lateness. Bounded: 20 beats,
+  // about 0.15 s when fair, 2.6 s when not, and the worker gives up after 10 s.
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kSlice = 2ms;
+  constexpr auto kPeriod = 5ms;
+  constexpr std::size_t kBeats = 20;
+  constexpr auto kMargin = kSlice / 2;  // a poll, the timer's handler, a wake-up: microseconds
+  constexpr auto kGap = 50us;
+  struct Beat {
+    Clock::time_point deadline, woke;
+  };
+  struct Gap {
+    Clock::time_point from, to;
+  };
+  std::vector<Beat> beats;
+  std::vector<Gap> stolen;
+  bool done = false;
+
+  // The deadline is read before sleep() takes its own, so it is never later
+  // than the timer's: the lateness measured is never less than the real one.
+  std::function<Promise<void>()> heartbeat = [&]() -> Promise<void> {
+    if (beats.size() == kBeats) {
+      done = true;
+      return resolved();
+    }
+    const Clock::time_point deadline = Clock::now() + kPeriod;
+    return skein::sleep(kPeriod).then([&, deadline] {
+      beats.push_back({deadline, Clock::now()});
+      return heartbeat();
+    });
+  };
+  auto spin = [&] {
+    Clock::time_point last = Clock::now();
+    const Clock::time_point end = last + kSlice;
+    while (last < end) {
+      const Clock::time_point now = Clock::now();
+      if (now - last > kGap) stolen.push_back({last, now});
+      last = now;
+    }
+  };
+  const Clock::time_point give_up = Clock::now() + 10s;
+  std::size_t slices = 0;
+  std::function<Promise<void>()> worker = [&]() -> Promise<void> {
+    if (done || Clock::now() > give_up) return resolved();
+    spin();
+    ++slices;
+    return skein::pause().then(worker);
+  };
+  run(join({heartbeat(), worker()}));
+
+  REQUIRE(beats.size() == kBeats);
+  CHECK(slices >= kBeats);  // the worker really competed with every beat
+  Clock::duration worst{};
+  std::size_t worst_beat = 0;
+  Clock::duration worst_raw{}, worst_stolen{};
+  for (std::size_t i = 0; i < beats.size(); ++i) {
+    const Clock::duration late = beats[i].woke - beats[i].deadline;
+    Clock::duration taken{};
+    for (const Gap& g : stolen) {
+      const Clock::time_point from = std::max(g.from, beats[i].deadline);
+      const Clock::time_point to = std::min(g.to, beats[i].woke);
+      if (from < to) taken += to - from;
+    }
+    if (late - taken > worst) {
+      worst = late - taken;
+      worst_beat = i;
+      worst_raw = late;
+      worst_stolen = taken;
+    }
+  }
+  using us = std::chrono::microseconds;
+  INFO("the latest beat, " << worst_beat << ", woke " << std::chrono::duration_cast<us>(worst_raw).count()
+                           << " us after its deadline, of which the OS took "
+                           << std::chrono::duration_cast<us>(worst_stolen).count() << " us; " << slices
+                           << " slices of " << std::chrono::duration_cast<us>(kSlice).count() << " us ran");
+  CHECK(worst <= kSlice + kMargin);
 }
 
 TEST_CASE("callbacks past the depth limit go to the ready queue", "[depth]") {
