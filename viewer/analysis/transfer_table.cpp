@@ -108,21 +108,34 @@ Result<std::optional<TransferLookup>> TransferLookup::open(SqliteDatabase& db) {
       "SELECT event, kind, thread, from_thread, input, cause, cause_event, suspect FROM transfers "
       "WHERE grp = ?1 AND event <= ?2 AND kind = 0 ORDER BY event DESC LIMIT 1");
   if (!back) return back.error();
-  return std::optional<TransferLookup>(TransferLookup(std::move(at).value(), std::move(back).value()));
+  auto next = db.prepare(
+      "SELECT event, kind, thread, from_thread, input, cause, cause_event, suspect FROM transfers "
+      "WHERE grp = ?1 AND event > ?2 AND kind = 0 ORDER BY event LIMIT 1");
+  if (!next) return next.error();
+  return std::optional<TransferLookup>(
+      TransferLookup(std::move(at).value(), std::move(back).value(), std::move(next).value()));
 }
 
-Result<std::optional<StoredTransfer>> TransferLookup::latest_to(ThreadId grp, std::int64_t event) {
-  back_.bind(1, static_cast<std::int64_t>(grp));
-  back_.bind(2, event);
-  auto row = back_.step();
+Result<std::optional<StoredTransfer>> TransferLookup::first_row(SqliteStatement& q, ThreadId grp, std::int64_t event) {
+  q.bind(1, static_cast<std::int64_t>(grp));
+  q.bind(2, event);
+  auto row = q.step();
   if (!row) {
-    back_.reset();
+    q.reset();
     return row.error();
   }
   std::optional<StoredTransfer> out;
-  if (row.value()) out = read_row(back_);
-  back_.reset();
+  if (row.value()) out = read_row(q);
+  q.reset();
   return out;
+}
+
+Result<std::optional<StoredTransfer>> TransferLookup::latest_to(ThreadId grp, std::int64_t event) {
+  return first_row(back_, grp, event);
+}
+
+Result<std::optional<StoredTransfer>> TransferLookup::next_to(ThreadId grp, std::int64_t event) {
+  return first_row(next_, grp, event);
 }
 
 Result<std::optional<StoredTransfer>> TransferLookup::at(ThreadId grp, std::int64_t event, TransferKind kind) {

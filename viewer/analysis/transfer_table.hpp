@@ -87,13 +87,18 @@ class TransferLookup {
   // The latest transfer (kind 0) to a thread of group `grp` at or before
   // `event`.
   [[nodiscard]] Result<std::optional<StoredTransfer>> latest_to(ThreadId grp, std::int64_t event);
+  // The first transfer (kind 0) to a thread of group `grp` after `event`.
+  [[nodiscard]] Result<std::optional<StoredTransfer>> next_to(ThreadId grp, std::int64_t event);
 
  private:
-  TransferLookup(SqliteStatement at, SqliteStatement back) : at_(std::move(at)), back_(std::move(back)) {}
+  TransferLookup(SqliteStatement at, SqliteStatement back, SqliteStatement next)
+      : at_(std::move(at)), back_(std::move(back)), next_(std::move(next)) {}
   static StoredTransfer read_row(const SqliteStatement& q);
+  Result<std::optional<StoredTransfer>> first_row(SqliteStatement& q, ThreadId grp, std::int64_t event);
 
   SqliteStatement at_;
   SqliteStatement back_;
+  SqliteStatement next_;
 };
 
 }  // namespace skein

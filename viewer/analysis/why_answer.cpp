@@ -24,6 +24,15 @@ std::string us(TimeNs ns) {
 
 }  // namespace
 
+std::string_view why_ask_name(WhyAsk ask) {
+  switch (ask) {
+    case WhyAsk::automatic: return "automatic";
+    case WhyAsk::woke: return "woke";
+    case WhyAsk::ended_wait: return "ended-wait";
+  }
+  return "automatic";
+}
+
 std::string_view why_step_kind_name(WhyStepKind kind) {
   switch (kind) {
     case WhyStepKind::resolve: return "resolve";
@@ -37,12 +46,13 @@ std::string_view why_step_kind_name(WhyStepKind kind) {
 
 struct WhyEngine::State {
   State(TraceEventLookup event, SqliteStatement back, SqliteStatement thread, SqliteStatement resolve,
-        SqliteStatement block, TransferLookup lookup)
+        SqliteStatement block, SqliteStatement active, TransferLookup lookup)
       : events(std::move(event)),
         back_q(std::move(back)),
         thread_q(std::move(thread)),
         resolve_q(std::move(resolve)),
         block_q(std::move(block)),
+        active_q(std::move(active)),
         transfers(std::move(lookup)) {}
 
   TraceEventLookup events;    // records by id
@@ -50,6 +60,7 @@ struct WhyEngine::State {
   SqliteStatement thread_q;   // a thread's row
   SqliteStatement resolve_q;  // a thread's first resolve, within its records
   SqliteStatement block_q;    // the last record at or before a time
+  SqliteStatement active_q;   // the activations that start by a time, latest first
   TransferLookup transfers;
   MergeGroups groups;
 
@@ -82,6 +93,24 @@ struct WhyEngine::State {
   }
 
   bool same_group(ThreadId a, ThreadId b) { return is_thread(a) && is_thread(b) && groups.root(a) == groups.root(b); }
+
+  // Whether a thread of `subject`'s group runs at `at`. Activations do not
+  // overlap, but many may start and end at one time (records share
+  // times): the ones holding `at` are the latest to start by then, back to
+  // the first that ends before it.
+  Result<bool> runs_at(ThreadId subject, TimeNs at) {
+    active_q.bind(1, static_cast<std::int64_t>(at));
+    bool runs = false;
+    const Status walked = active_q.for_each_row([&](SqliteStatement& row) {
+      if (row.int64(1) < at) return false;
+      const ThreadId t = row.int64(0);
+      runs = t == subject || same_group(t, subject);
+      return !runs;
+    });
+    active_q.reset();
+    if (!walked.ok()) return walked.error();
+    return runs;
+  }
   // The `grp` of transfer_table.hpp.
   ThreadId grp(ThreadId t) { return t == kScheduler ? kScheduler : groups.root(t); }
 };
@@ -113,9 +142,15 @@ Result<WhyEngine> WhyEngine::open(TraceStore& store) {
       "SELECT coalesce((SELECT max(e.id) FROM events e WHERE e.id BETWEEN b.first_event AND b.last_event AND "
       "e.time <= ?1), b.first_event - 1) FROM event_blocks b WHERE b.start <= ?1 ORDER BY b.id DESC LIMIT 1");
   if (!block) return block.error();
+  // The latest activation to start at or before a time: among those up to
+  // the last that starts in a block starting by then (ids grow with start).
+  auto active = db.prepare(
+      "SELECT thread, \"end\" FROM activations WHERE id <= (SELECT max(last_activation) FROM event_blocks "
+      "WHERE start <= ?1) AND start <= ?1 ORDER BY id DESC");
+  if (!active) return active.error();
   auto state = std::make_unique<State>(std::move(event).value(), std::move(back).value(), std::move(thread).value(),
                                        std::move(resolve).value(), std::move(block).value(),
-                                       std::move(*transfers.value()));
+                                       std::move(active).value(), std::move(*transfers.value()));
   // Merge groups, keyed as `transfers` keys them.
   auto groups = merge_group_roots(db);
   if (!groups) return groups.error();
@@ -154,9 +189,36 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
       upto = std::min(upto, row.value() ? s.block_q.optional_int64(0).value_or(0) : 0);
       s.block_q.reset();
     }
+    // Which question: at the end, its last record; else what it does then.
+    WhyAsk ask = question.ask;
+    if (ask == WhyAsk::automatic) {
+      if (question.at == INT64_MAX) {
+        ask = WhyAsk::woke;
+      } else {
+        auto runs = s.runs_at(subject, question.at);
+        if (!runs) return runs.error();
+        ask = runs.value() ? WhyAsk::woke : WhyAsk::ended_wait;
+      }
+    }
+    a.asked = ask;
+    a.asked_at = question.at;
+    if (ask == WhyAsk::ended_wait) {
+      // The record by which its group next took control.
+      auto next = s.transfers.next_to(s.grp(subject), question.at == INT64_MAX ? INT64_MAX : upto);
+      if (!next) return next.error();
+      if (next.value()) {
+        auto e = s.event(next.value()->event);
+        if (!e) return e.error();
+        if (e.value() && e.value()->actor != kNoThread) {
+          r = std::move(e.value());
+          actor = r->actor;
+        }
+      }
+    }
     // The thread's group got control last at its latest transfer before
     // then: its record asked about lies between that transfer and `upto`.
-    auto last = s.transfers.latest_to(s.grp(subject), upto);
+    auto last = ask == WhyAsk::ended_wait ? Result<std::optional<StoredTransfer>>(std::optional<StoredTransfer>())
+                                          : s.transfers.latest_to(s.grp(subject), upto);
     if (!last) return last.error();
     if (last.value()) {
       const std::int64_t begin = last.value()->event;
@@ -196,15 +258,22 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
       }
     }
     if (!r) {
-      // It never acted by then: a promise. Its resolve, else its creation.
+      // It never acted by then (woke), or acts no more (ended_wait): a
+      // promise. Its resolve (by then, for woke), else its creation.
       s.resolve_q.bind(1, t.value()->first_event);
       s.resolve_q.bind(2, t.value()->last_event);
       s.resolve_q.bind(3, static_cast<std::int64_t>(subject));
       auto row = s.resolve_q.step();
       if (!row) return row.error();
       std::optional<std::int64_t> resolve;
-      if (row.value() && s.resolve_q.optional_int64(1).value_or(0) <= question.at) resolve = s.resolve_q.int64(0);
+      if (row.value() && (ask == WhyAsk::ended_wait || s.resolve_q.optional_int64(1).value_or(0) <= question.at))
+        resolve = s.resolve_q.int64(0);
       s.resolve_q.reset();
+      if (!resolve && ask == WhyAsk::ended_wait) {
+        a.end = WhyEnd::nothing_to_ask;
+        a.end_text = "nothing ended its wait: it was still waiting when the trace ended";
+        return a;
+      }
       const std::optional<std::int64_t> origin = resolve ? resolve : std::optional(t.value()->first_event);
       auto e = s.event(*origin);
       if (!e) return e.error();
@@ -322,7 +391,7 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
             return stuck(actor, r->id, h.suspect,
                          "thread " + std::to_string(actor) + " " +
                              (r->head == RecordHead::resolve ? "resolved" : "notified") + " thread " +
-                             std::to_string(r->target) + " after polling, with only its own yield to wake it");
+                             std::to_string(r->target) + " after polling, woken only by a wake-up it arranged itself (a pause, a yield, its own timer)");
           auto moved = step_to(WhyStepKind::notify, h.cause_event, actor, r->id, r->time, "");
           if (!moved) return moved.error();
           if (!moved.value()) break;
@@ -428,6 +497,10 @@ std::string render_why_text(const WhyAnswer& a, const std::function<std::string(
                        a.steps.front().effect == a.subject && a.steps.front().effect_event == a.start_event;
   std::string out = "why " + named(a.subject) + (settled ? " was resolved at " : " acted at ") + us(a.start_time) +
                     " (event " + std::to_string(a.start_event) + "):\n";
+  if (a.asked_at != INT64_MAX)
+    out += a.asked == WhyAsk::ended_wait
+               ? "  (at " + us(a.asked_at) + ": what ended the wait it was in; --woke asks what woke its turn)\n"
+               : "  (at " + us(a.asked_at) + ": what woke the turn it ran in; --wait asks what ended its wait)\n";
   std::size_t n = 0;
   for (const WhyStep& s : a.steps) {
     out += "  " + std::to_string(++n) + ". ";

@@ -23,8 +23,24 @@
 //                   gave A control before (no step);
 //     unexplained   the end: "no recorded cause", with the replay's
 //                   suspect.
-//   A question about a thread that never acted (a promise, such as a
-//   B.read task) starts from its resolve: the step to its resolver.
+//
+// A question about a thread at a time asks one of two things, by what the
+// thread is doing then (WhyAsk::automatic), or as asked:
+//   woke        it runs then (an activation of its merge group holds the
+//               time; `activations`, recorder/store/SCHEMA.md): what woke
+//               the turn it runs in. The record explained is its latest
+//               by then, and the walk starts with the change of control
+//               that began the turn. Asked at `end` (no time), this is
+//               the question: its last record.
+//   ended_wait  it waits then: what ended the wait. The record explained
+//               is the one by which its group next took control (the
+//               transfer after the time: a read of what it waited on, a
+//               switch to it), or, for a thread that never acts (a
+//               promise, such as a B.read task), its resolve: the step
+//               to its resolver. Still waiting at the end, the answer
+//               says so.
+// The answer says which it answered (WhyAnswer::asked), so the viewer can
+// offer the other.
 //
 // A timer is not a root: a sleep resolved by the scheduler was armed by
 // the thread that created it, so the walk takes a spawn step to that
@@ -80,7 +96,17 @@ enum class WhyEnd : std::uint8_t {
   step_limit,
 };
 
+// Which question a Why? about a thread at a time answers (see the top).
+enum class WhyAsk : std::uint8_t {
+  automatic,   // what the time asks: woke while the thread runs, ended_wait while it waits
+  woke,        // what woke the turn it runs in (its latest record by then)
+  ended_wait,  // what ended the wait it is in (its next transfer, or its resolve)
+};
+[[nodiscard]] std::string_view why_ask_name(WhyAsk ask);
+
 struct WhyAnswer {
+  WhyAsk asked = WhyAsk::woke;   // woke or ended_wait: the question answered
+  TimeNs asked_at = INT64_MAX;   // a question about a thread at a time: the time
   std::int64_t start_event = 0;  // the record asked about (0: none)
   ThreadId subject = kNoThread;
   TimeNs start_time = 0;
@@ -96,8 +122,9 @@ struct WhyAnswer {
 
 struct WhyQuestion {
   std::optional<std::int64_t> event;  // a record (events.id); or:
-  ThreadId thread = kNoThread;        // a thread, at or before `at`
+  ThreadId thread = kNoThread;        // a thread, at `at`
   TimeNs at = INT64_MAX;              // INT64_MAX: its end
+  WhyAsk ask = WhyAsk::automatic;     // with a thread: which question
 };
 
 class WhyEngine {
@@ -118,9 +145,10 @@ class WhyEngine {
 };
 
 // The answer as text, one step a line (`skein why`'s output): times in µs
-// since the trace's origin, threads with their labels from `label_of`. Text
-// for a terminal: labels, details and the end's text go through
-// terminal_text() (output_escape.hpp).
+// since the trace's origin, threads with their labels from `label_of`; a
+// question about a thread at a time says which question it answered and
+// how to ask the other (`--woke`, `--wait`). Text for a terminal: labels,
+// details and the end's text go through terminal_text() (output_escape.hpp).
 [[nodiscard]] std::string render_why_text(const WhyAnswer& answer, const std::function<std::string(ThreadId)>& label_of);
 
 }  // namespace skein

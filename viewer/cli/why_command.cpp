@@ -3,11 +3,13 @@
 // record, back to its root or to where the trace holds none
 // (viewer/analysis/why_answer.hpp, the engine of the viewer's Why? panel).
 //
-// The question: a thread at a time (its last record at or before TIME, a
-// duration with a unit since the trace's origin, as the records' times;
-// `end`, the default, is its last record), a lint finding by its number
-// (`skein lint`'s #N: the record it was found at), or a record by its
-// events.id. The engine reads the causes `skein lint` stores; a database
+// The question: a thread at a time (a duration with a unit since the
+// trace's origin, as the records' times; `end`, the default, is its last
+// record), a lint finding by its number (`skein lint`'s #N: the record it
+// was found at), or a record by its events.id. A thread at a time is asked
+// what woke the turn it runs in, when it runs then, or what ended the wait
+// it is in, when it waits (why_answer.hpp); --woke and --wait ask one of
+// them whatever it does then. The engine reads the causes `skein lint` stores; a database
 // without them is linted first (and the results stored, as `skein lint`
 // would).
 //
@@ -50,6 +52,8 @@ int run_why(const QStringList& args) {
       QStringLiteral("Why did a thread act? The chain of recorded causes back to its root (a timer, I/O, the\n"
                      "program's start), or to the place where the trace holds no cause: a missing notification.\n"
                      "Ask about a thread at a time, a lint finding (skein lint's #N), or a record (events.id).\n"
+                     "A thread at a time is asked what woke the turn it runs in then, or, when it waits then,\n"
+                     "what ended the wait (--woke and --wait ask one of them).\n"
                      "Times are since the trace's origin, as in its records.\n"
                      "Exit status: 0 a root, 1 no recorded cause, 2 usage error or unreadable file."));
   parser.addPositionalArgument(QStringLiteral("DB|TRACE"),
@@ -65,8 +69,16 @@ int run_why(const QStringList& args) {
                                    QStringLiteral("N"));
   const QCommandLineOption event(QStringLiteral("event"), QStringLiteral("The record with this events.id."),
                                  QStringLiteral("E"));
+  const QCommandLineOption woke(QStringLiteral("woke"),
+                                QStringLiteral("With --thread: ask what woke the turn it runs in at TIME (or its "
+                                               "last turn before)."));
+  const QCommandLineOption wait(QStringLiteral("wait"),
+                                QStringLiteral("With --thread: ask what ended the wait it is in at TIME (its next "
+                                               "turn, or its resolve)."));
   parser.addOption(thread);
   parser.addOption(at);
+  parser.addOption(woke);
+  parser.addOption(wait);
   parser.addOption(finding);
   parser.addOption(event);
   int exit_code = kExitOk;
@@ -81,6 +93,10 @@ int run_why(const QStringList& args) {
     return usage_error(QStringLiteral("why"), QStringLiteral("ask one question: --thread ID, --finding N or --event E"));
   if (parser.isSet(at) && !parser.isSet(thread))
     return usage_error(QStringLiteral("why"), QStringLiteral("--at goes with --thread"));
+  if ((parser.isSet(woke) || parser.isSet(wait)) && !parser.isSet(thread))
+    return usage_error(QStringLiteral("why"), QStringLiteral("--woke and --wait go with --thread"));
+  if (parser.isSet(woke) && parser.isSet(wait))
+    return usage_error(QStringLiteral("why"), QStringLiteral("ask one of --woke and --wait"));
   const auto integer = [&](const QCommandLineOption& o, std::int64_t& out, std::int64_t min) {
     bool ok = false;
     out = parser.value(o).toLongLong(&ok);
@@ -93,6 +109,8 @@ int run_why(const QStringList& args) {
     if (!integer(thread, id, kScheduler))
       return usage_error(QStringLiteral("why"), QStringLiteral("--thread takes a thread id (an integer)"));
     question.thread = id;
+    if (parser.isSet(woke)) question.ask = WhyAsk::woke;
+    if (parser.isSet(wait)) question.ask = WhyAsk::ended_wait;
     const QString when = parser.value(at);
     if (when != QLatin1String("end")) {
       const auto ns = parse_duration_ns(when.toStdString());

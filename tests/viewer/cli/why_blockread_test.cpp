@@ -209,10 +209,68 @@ TEST_CASE("skein why on blockread --missing-notify: finding #1 has no recorded c
   CHECK(r.exit_code == 1);
   const Answer a = parse_answer(r.out);
   CHECK(a.steps.empty());
-  const std::regex stuck("^no recorded cause: thread [0-9]+ resolved thread ([0-9]+) after polling, with only its own "
-                         "yield to wake it \\(event [0-9]+\\); suspect thread " +
+  const std::regex stuck("^no recorded cause: thread [0-9]+ resolved thread ([0-9]+) after polling, woken only by a "
+                         "wake-up it arranged itself \\(a pause, a yield, its own timer\\) \\(event [0-9]+\\); "
+                         "suspect thread " +
                          run.backend + " \"backend\"$");
   std::smatch m;
   REQUIRE(std::regex_match(a.end, m, stuck));
   CHECK(std::string(m[1]) == run.bread);  // the first read the poll thread delivers through the flag
+}
+
+TEST_CASE("skein why on blockread: any point of a B.read's waiting span asks what ended the wait: the round trip") {
+  TempDir dir;
+  const Run run = traced_blockread(dir, {"--requests", "4"});
+  std::smatch m;
+  const std::regex spawned("\\(spawn ([0-9]+) " + run.bread + " [0-9]+ task");
+  REQUIRE(std::regex_search(run.trace, m, spawned));
+  const long long from = std::stoll(m[1]);
+  const std::regex resolved("\\(resolve ([0-9]+) " + run.bread + " [0-9]+ ok\\)");
+  REQUIRE(std::regex_search(run.trace, m, resolved));
+  const long long to = std::stoll(m[1]);
+  REQUIRE(to > from + 10);
+  // From its creation to 3 ns before its resolve: the same answer, the
+  // resolve that ended the wait and the round trip behind it.
+  for (const long long at : {from, from + (to - from) / 4, from + (to - from) / 2, to - 3}) {
+    const auto r = run_process({kSkein, "why", run.trace_path, "--thread", run.bread, "--at", std::to_string(at) + "ns"});
+    INFO("at " << at << "ns\n" << r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains(": what ended the wait it was in; --woke asks what woke its turn)"));
+    const Answer a = parse_answer(r.out);
+    check_completion_steps(run, a);
+    CHECK(a.steps.size() == 6);
+    CHECK(a.end == "root: the program's start");
+  }
+  // Asked the other question at its creation: it had done nothing but be
+  // created, by Process data.
+  const auto woke = run_process(
+      {kSkein, "why", run.trace_path, "--thread", run.bread, "--at", std::to_string(from) + "ns", "--woke"});
+  INFO(woke.out << woke.err);
+  const Answer w = parse_answer(woke.out);
+  REQUIRE_FALSE(w.steps.empty());
+  CHECK_THAT(w.steps[0], Catch::StartsWith("thread " + run.bread + " \"B.read\" was created by thread " +
+                                           run.process_data + " \"Process data\" at "));
+}
+
+TEST_CASE("skein why on blockread: the poll thread while it runs, and while it waits") {
+  TempDir dir;
+  const Run run = traced_blockread(dir, {"--requests", "4"});
+  std::smatch m;
+  // Its turn that resolves the first B.read runs at that resolve's time.
+  const std::regex resolved("\\(resolve ([0-9]+) " + run.bread + " ([0-9]+) ok\\)");
+  REQUIRE(std::regex_search(run.trace, m, resolved));
+  const std::string at = std::string(m[1]) + "ns";
+  const std::string by = m[2];
+  const auto running = run_process({kSkein, "why", run.trace_path, "--thread", by, "--at", at});
+  INFO(running.out << running.err);
+  CHECK_THAT(running.out, Catch::Contains(": what woke the turn it ran in; --wait asks what ended its wait)"));
+  const Answer a = parse_answer(running.out);
+  REQUIRE_FALSE(a.steps.empty());
+  // What woke it: the event channel the backend resolved.
+  CHECK(std::regex_search(a.steps[0], m, std::regex("read thread ([0-9]+), resolved by thread " + run.backend)));
+  // At time 0 the poll thread has not run yet: what ended that wait is its
+  // first turn.
+  const auto waiting = run_process({kSkein, "why", run.trace_path, "--thread", by, "--at", "0ns"});
+  INFO(waiting.out << waiting.err);
+  CHECK_THAT(waiting.out, Catch::Contains(": what ended the wait it was in;"));
 }

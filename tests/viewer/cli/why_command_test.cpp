@@ -67,7 +67,7 @@ TEST_CASE("skein why: a promise resolved with no recorded cause names the poller
   CHECK(r.out ==
         "why thread 2 \"B.read\" was resolved at 2.900 µs (event 21):\n"
         "  1. thread 2 \"B.read\" was resolved by thread 1 at 2.900 µs (event 21)\n"
-        "no recorded cause: thread 1 resolved thread 2 after polling, with only its own yield to wake it (event 21); "
+        "no recorded cause: thread 1 resolved thread 2 after polling, woken only by a wake-up it arranged itself (a pause, a yield, its own timer) (event 21); "
         "suspect thread 5 \"backend\"\n");
   CHECK(query(trace + ".skein.db", "SELECT count(*) > 0 FROM transfers") == "1\n");
   // The same, asked as the lint's finding #1 (the hand-off at event 21).
@@ -75,16 +75,34 @@ TEST_CASE("skein why: a promise resolved with no recorded cause names the poller
   CHECK(finding.exit_code == 1);
   CHECK(finding.out ==
         "why thread 1 acted at 2.900 µs (event 21):\n"
-        "no recorded cause: thread 1 resolved thread 2 after polling, with only its own yield to wake it (event 21); "
+        "no recorded cause: thread 1 resolved thread 2 after polling, woken only by a wake-up it arranged itself (a pause, a yield, its own timer) (event 21); "
         "suspect thread 5 \"backend\"\n");
-  // Thread 1 before that: woken at 2000 by its first pause (3), which the
-  // scheduler resolved: a root.
-  const auto earlier = run_process({kSkein, "why", trace, "--thread", "1", "--at", "2.5us"});
+  // Thread 1 at 2.5 µs waits (it ran from 2000 to its switch to the
+  // backend at 2300): what ended that wait is its next turn, at 2800, woken
+  // by its second pause (4), which the scheduler resolved: a root.
+  const auto waiting = run_process({kSkein, "why", trace, "--thread", "1", "--at", "2.5us"});
+  CHECK(waiting.exit_code == 0);
+  CHECK(waiting.out ==
+        "why thread 1 acted at 2.800 µs (event 20):\n"
+        "  (at 2.500 µs: what ended the wait it was in; --woke asks what woke its turn)\n"
+        "  1. thread 1 waited on thread 4, resolved by the scheduler at 2.700 µs (event 19), 0.100 µs before\n"
+        "root: the scheduler: a yield\n");
+  // Asked what woke its turn instead: its latest record by then, in the
+  // turn its first pause (3) woke at 2000.
+  const auto earlier = run_process({kSkein, "why", trace, "--thread", "1", "--at", "2.5us", "--woke"});
   CHECK(earlier.exit_code == 0);
   CHECK(earlier.out ==
         "why thread 1 acted at 2.200 µs (event 14):\n"
+        "  (at 2.500 µs: what woke the turn it ran in; --wait asks what ended its wait)\n"
         "  1. thread 1 waited on thread 3, resolved by the scheduler at 1.900 µs (event 11), 0.100 µs before\n"
         "root: the scheduler: a yield\n");
+  // While it runs (2.1 µs), the automatic question is what woke the turn.
+  const auto running = run_process({kSkein, "why", trace, "--thread", "1", "--at", "2.1us"});
+  CHECK_THAT(running.out, Catch::Contains("(at 2.100 µs: what woke the turn it ran in;"));
+  CHECK_THAT(running.out, Catch::Contains("waited on thread 3, resolved by the scheduler at 1.900 µs"));
+  // The two flags ask one question each, and only about a thread.
+  CHECK(run_process({kSkein, "why", trace, "--thread", "1", "--woke", "--wait"}).exit_code == 2);
+  CHECK(run_process({kSkein, "why", trace, "--event", "3", "--wait"}).exit_code == 2);
 }
 
 TEST_CASE("skein why: with the notify, the chain goes through the backend to the program's start") {
