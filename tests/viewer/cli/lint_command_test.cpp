@@ -54,7 +54,7 @@ TEST_CASE("skein lint: text output, findings stored in the trace's cache") {
         "      open: skein-view " + trace + " --finding 2\n"
         "\n"
         "2 findings (rules: missing-notification, unread-failure, pending-at-end, late-notify, "
-        "blocking-activation, self-wake)\n");
+        "blocking-activation, self-wake, lost-records)\n");
   CHECK(query(trace + ".skein.db", "SELECT rule, thread FROM anomalies ORDER BY id") ==
         "unread-failure|1\npending-at-end|2\n");
   // The cache with its anomalies is still a valid database, reused as it is.
@@ -110,7 +110,7 @@ TEST_CASE("skein lint: --rules, --block-ms and a clean trace") {
   CHECK(run_process({kSkein, "lint", "--rules", "blocking-activation", blocked}).exit_code == 0);
   const auto low = run_process({kSkein, "lint", "--rules", "blocking-activation", "--block-ms", "2.5", blocked});
   CHECK(low.exit_code == 1);
-  CHECK_THAT(low.out, Catch::Contains("thread 1 ran 3.000 ms (threshold 2.500 ms)"));
+  CHECK_THAT(low.out, Catch::Contains("the loop was blocked for 3.000 ms (threshold 2.500 ms): thread 1, a fiber, ran 3.000 ms"));
 }
 
 TEST_CASE("skein lint: a database given is written, unless --no-store") {
