@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "viewer/analysis/lint_finding.hpp"
+#include "viewer/analysis/lint_run.hpp"
 
 namespace skein::test {
 
@@ -47,9 +48,11 @@ inline const char* const kDetailsTrace = R"((skein-trace 1 (process "details"))
 )";
 
 // Findings for kDetailsTrace, written by hand (not by the lints, so the
-// test says exactly what is stored). By time, data.anomalies holds:
-//   0: late-notify 1700 (1, from 0, suspect 2), 1: unread-failure 2000 (1, from 1),
-//   2: self-wake 2300 (3), 3: pending-at-end 4900 (5, error), 4: pending-at-end 5000 (4).
+// test says exactly what is stored), in the order of a report (most severe
+// rule first; numbered 1-5 in this order when stored), which is not their
+// time order. By time, data.anomalies holds:
+//   0: late-notify 1700 (#4; 1, from 0, suspect 2), 1: unread-failure 2000 (#1; 1, from 1),
+//   2: self-wake 2300 (#5; 3), 3: pending-at-end 4900 (#3; 5, error), 4: pending-at-end 5000 (#2; 4).
 inline std::vector<LintFinding> details_findings() {
   const auto finding = [](LintRuleId rule, LintSeverity severity, TimeNs time, ThreadId thread,
                           std::optional<ThreadId> from, std::optional<ThreadId> suspect, std::string message) {
@@ -64,15 +67,52 @@ inline std::vector<LintFinding> details_findings() {
     return f;
   };
   return {
-      finding(LintRuleId::pending_at_end, LintSeverity::warning, 5000, 4, std::nullopt, std::nullopt,
-              "thread 4 is still pending at the end"),
       finding(LintRuleId::unread_failure, LintSeverity::error, 2000, 1, 1, std::nullopt,
               "thread 1 failed (boom) and no other thread read its outcome"),
-      finding(LintRuleId::late_notify, LintSeverity::warning, 1700, 1, 0, 2, "thread 1 was notified late"),
-      finding(LintRuleId::self_wake, LintSeverity::note, 2300, 3, 3, std::nullopt, "thread 3 woke itself"),
+      finding(LintRuleId::pending_at_end, LintSeverity::warning, 5000, 4, std::nullopt, std::nullopt,
+              "thread 4 is still pending at the end"),
       finding(LintRuleId::pending_at_end, LintSeverity::error, 4900, 5, std::nullopt, std::nullopt,
               "thread 5 is still pending at the end: a lost wake-up"),
+      finding(LintRuleId::late_notify, LintSeverity::warning, 1700, 1, 0, 2, "thread 1 was notified late"),
+      finding(LintRuleId::self_wake, LintSeverity::note, 2300, 3, 3, std::nullopt, "thread 3 woke itself"),
   };
+}
+
+// A report over kDetailsTrace whose pending-at-end findings come in two
+// groups, as `skein lint` groups them (by what created them), in an order
+// that is neither by time nor by thread: #1 missing-notification (1, 1800);
+// pending-at-end #2 (4, 5000) and #3 (5, 2650) under "created by thread 0:
+// ...", #4 (2, 1300) under "reader loop: ..."; #5 self-wake (3, 2300). The
+// findings are numbered as lint_run numbers a report.
+inline LintReport grouped_report() {
+  const auto finding = [](LintRuleId rule, LintSeverity severity, TimeNs time, ThreadId thread, std::string group,
+                          std::string message) {
+    LintFinding f;
+    f.rule = rule;
+    f.severity = severity;
+    f.time = time;
+    f.thread = thread;
+    f.group = std::move(group);
+    f.message = std::move(message);
+    return f;
+  };
+  const std::string by_zero = "created by thread 0: 2 promises pending since 0.002650 ms";
+  const std::string reader = "reader loop: 1 promise pending since 0.001300 ms";
+  LintReport report;
+  report.rules.assign(all_lint_rules().begin(), all_lint_rules().end());
+  report.findings = {
+      finding(LintRuleId::missing_notification, LintSeverity::error, 1800, 1, "", "thread 1 was woken by nobody"),
+      finding(LintRuleId::pending_at_end, LintSeverity::warning, 5000, 4, by_zero, "thread 4 is still pending"),
+      finding(LintRuleId::pending_at_end, LintSeverity::warning, 2650, 5, by_zero, "thread 5 is still pending"),
+      finding(LintRuleId::pending_at_end, LintSeverity::note, 1300, 2, reader, "thread 2 is still pending"),
+      finding(LintRuleId::self_wake, LintSeverity::note, 2300, 3, "", "thread 3 woke itself"),
+  };
+  std::uint32_t number = 0;
+  for (LintFinding& f : report.findings) {
+    f.number = ++number;
+    ++report.counts[static_cast<std::size_t>(f.rule)];
+  }
+  return report;
 }
 
 // Threads 1-10 "alpha" (run 200 ns each, live 220 ns), 11-19 "beta" (run

@@ -134,8 +134,10 @@ std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db) {
   const char* severity = has("severity") ? "severity" : "NULL";
   const char* event = has("event") ? "event" : "NULL";
   const char* number = has("id") ? "id" : "NULL";
+  const char* grouping = has("grouping") ? "grouping" : "NULL";
   const std::string sql = std::string("SELECT ") + time + ", thread, " + from + ", rule, message, " + suspect + ", " +
-                          severity + ", " + event + ", " + number + " FROM anomalies ORDER BY " + time;
+                          severity + ", " + event + ", " + number + ", " + grouping + " FROM anomalies ORDER BY " +
+                          time;
   std::vector<StoredFinding> found;
   const Status s = db.for_each_row(sql, [&](SqliteStatement& q) {
     // The table is not part of the store's checked schema: a time past the
@@ -151,6 +153,7 @@ std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db) {
     f.severity = q.optional_text(6).value_or("");
     f.event = q.optional_int64(7).value_or(-1);
     f.number = q.optional_int64(8).value_or(0);
+    f.group = q.optional_text(9).value_or("");
     found.push_back(std::move(f));
   });
   if (!s.ok()) return {};

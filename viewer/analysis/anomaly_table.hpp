@@ -78,11 +78,12 @@ struct StoredFinding {
   std::string rule;
   std::string message;
   std::string severity;  // "" when an older table has no such column
+  std::string group;     // what `skein lint` groups the rule's findings by; "" for none
   std::int64_t event = -1;  // events.id of the record it names; -1: none
   std::int64_t number = 0;  // the finding's #N; 0 when the table has no id
 };
 
-// The stored findings, by time. Read defensively: the table belongs to the
+// The stored findings, by time (their numbers give the report's order). Read defensively: the table belongs to the
 // lints and may be absent, or a user's own table of that name; its columns
 // are checked first, and anything unexpected means no findings. Older
 // spellings of two columns (time_ns, "from") are accepted. A row whose time

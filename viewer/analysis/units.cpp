@@ -28,6 +28,19 @@ std::string group_thousands(std::int64_t value) {
   return negative ? "-" + out : out;
 }
 
+std::string plural_noun(std::uint64_t count, std::string_view singular, std::string_view plural) {
+  if (count == 1) return std::string(singular);
+  return plural.empty() ? std::string(singular) + "s" : std::string(plural);
+}
+
+std::string counted(std::uint64_t count, std::string_view singular, std::string_view plural) {
+  // Past INT64_MAX the digits are printed ungrouped: no count gets there.
+  const std::string digits = count <= static_cast<std::uint64_t>(INT64_MAX)
+                                 ? group_thousands(static_cast<std::int64_t>(count))
+                                 : std::to_string(count);
+  return digits + " " + plural_noun(count, singular, plural);
+}
+
 std::string format_time_us(std::int64_t ns) {
   const bool negative = ns < 0;
   // |INT64_MIN| does not fit: take it from the unsigned value.

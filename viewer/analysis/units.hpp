@@ -1,6 +1,6 @@
 // units.hpp — numbers and durations as people read them: "1,234,567",
-// "950 ns", "12.3 µs", "4.56 ms", "1.234 s". Used by the command line and
-// the viewer alike; plain code, no Qt.
+// "950 ns", "12.3 µs", "4.56 ms", "1.234 s", "1 finding", "2 findings".
+// Used by the command line and the viewer alike; plain code, no Qt.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,13 @@ namespace skein {
 
 // 1234567 -> "1,234,567"
 [[nodiscard]] std::string group_thousands(std::int64_t value);
+// The noun that agrees with a count: plural_noun(1, "rule") is "rule",
+// plural_noun(0, "rule") and plural_noun(2, "rule") are "rules"; `plural`
+// for a noun that does not just take an "s" ("match", "matches").
+[[nodiscard]] std::string plural_noun(std::uint64_t count, std::string_view singular, std::string_view plural = {});
+// A count and its noun, grouped: counted(1, "finding") is "1 finding",
+// counted(1234, "thread") is "1,234 threads".
+[[nodiscard]] std::string counted(std::uint64_t count, std::string_view singular, std::string_view plural = {});
 // Nanoseconds with the largest unit that keeps the number >= 1, three
 // significant digits (ns are exact): 950 -> "950 ns", 12345 -> "12.3 µs".
 [[nodiscard]] std::string format_duration_ns(std::int64_t ns);

@@ -1,10 +1,12 @@
 // anomaly_dock.cpp — a status line, the tree over AnomalyModel, and an
-// advice label, stacked vertically. Every model reset recounts the
-// findings and rewrites the status line (error first, then "running",
-// "nothing found", or a count); the tree shows only when there are findings
-// and is expanded only up to kExpandAllFindings. A click or Enter on a row
-// that carries an anomaly index explains it, then emits anomaly_activated;
-// rule rows carry none. Finding text is HTML-escaped into the rich label.
+// advice label, stacked vertically. Every model reset (and every change of
+// the lints' state) recounts the findings and rewrites the status line
+// (error first, then "running", "nothing found", or a count), the tab's
+// title and the tally; the tree shows only when there are findings, its
+// group rows spanned, and is expanded only up to kExpandAllFindings. A
+// click or Enter on a row that carries an anomaly index explains it, then
+// emits anomaly_activated; rule and group rows carry none. Finding text is
+// HTML-escaped into the rich label.
 #include "viewer/app/anomaly_dock.hpp"
 
 #include <QHeaderView>
@@ -13,7 +15,10 @@
 #include <QVBoxLayout>
 
 #include "viewer/analysis/lint_finding.hpp"
+#include "viewer/analysis/units.hpp"
+#include "viewer/render/timeline_style.hpp"
 #include "viewer/timeline/thread_details.hpp"
+#include "viewer/timeline/timeline_findings.hpp"
 
 namespace skein {
 
@@ -57,6 +62,7 @@ constexpr int kExpandAllFindings = 5000;
 void AnomalyDock::set_data(std::shared_ptr<const TimelineData> timeline) {
   data_ = timeline;
   advice_->hide();
+  error_.clear();
   model_->set_data(std::move(timeline));
 }
 
@@ -72,40 +78,74 @@ void AnomalyDock::set_error(const QString& message) {
 }
 
 void AnomalyDock::explain(int index) {
-  if (!data_ || index < 0 || static_cast<std::size_t>(index) >= data_->anomalies.size()) {
-    advice_->hide();
-    return;
-  }
+  const QString text = explanation_html(index);
+  advice_->setText(text);
+  advice_->setVisible(!text.isEmpty());
+}
+
+QString AnomalyDock::explanation_html(int index) const {
+  if (!data_ || index < 0 || static_cast<std::size_t>(index) >= data_->anomalies.size()) return {};
   const TimelineAnomaly& a = data_->anomalies[static_cast<std::size_t>(index)];
   const auto name = [&](std::int32_t t) { return t >= 0 ? thread_display_name(*data_, t) : std::string(); };
   const std::string advice = lint_advice(a.rule, name(a.thread), name(a.from), name(a.suspect));
-  QString text = QStringLiteral("<b>#%1</b> %2").arg(a.number).arg(QString::fromStdString(a.message).toHtmlEscaped());
+  QString text = QStringLiteral("<b>#%1</b> ").arg(a.number);
+  if (!a.severity.empty())
+    text += QStringLiteral("<b style='color:%1'>%2</b> ")
+                .arg(style::finding_colour(a.severity).name(), QString::fromStdString(a.severity).toHtmlEscaped());
+  // The finding's sentence, ended, so "Suspect:" and "What to do:" read as sentences of their own.
+  QString sentence = QString::fromStdString(a.message);
+  if (!sentence.isEmpty() && !sentence.endsWith(QLatin1Char('.'))) sentence += QLatin1Char('.');
+  text += QStringLiteral("(%1): %2")
+              .arg(QString::fromStdString(a.rule).toHtmlEscaped(), sentence.toHtmlEscaped());
   if (a.suspect >= 0)
     text += QStringLiteral(" Suspect: <b>%1</b>.").arg(QString::fromStdString(name(a.suspect)).toHtmlEscaped());
   text += QStringLiteral("<br><i>What to do:</i> %1.").arg(QString::fromStdString(advice).toHtmlEscaped());
-  advice_->setText(text);
-  advice_->show();
+  return text;
 }
 
 void AnomalyDock::model_reset() {
-  int findings = 0;
-  for (int r = 0; r < model_->rowCount(); ++r) findings += model_->rowCount(model_->index(r, 0));
-  if (!error_.isEmpty())
+  const auto findings = static_cast<std::uint64_t>(model_->display_order().size());
+  const auto rules = static_cast<std::uint64_t>(model_->rowCount());
+  QString tally;
+  if (!error_.isEmpty()) {
     status_->setText(tr("The lints could not run: %1").arg(error_));
-  else if (linting_ && findings == 0)
+    setWindowTitle(tr("Anomalies"));
+    tally = tr("The lints could not run");
+  } else if (linting_ && findings == 0) {
     status_->setText(tr("Running the lints on this trace… Their findings appear here and on the timeline as soon as "
                         "they are done."));
-  else if (findings == 0)
-    status_->setText(tr("The lints found nothing in this trace: every change of control has a recorded cause, and "
-                        "nothing failed unread or was left pending."));
-  else
-    status_->setText(tr("%1 findings under %2 rules. Click one to show it on the timeline; uncheck a rule to hide it.")
-                         .arg(findings)
-                         .arg(model_->rowCount()));
+    setWindowTitle(tr("Anomalies"));
+    tally = tr("Running the lints…");
+  } else {
+    if (findings == 0)
+      status_->setText(tr("The lints found nothing in this trace: every change of control has a recorded cause, "
+                          "and nothing failed unread or was left pending."));
+    else
+      status_->setText(tr("%1 under %2, numbered as skein lint numbers them. Click one to show it on the timeline; "
+                          "uncheck a rule to hide it.")
+                           .arg(QString::fromStdString(counted(findings, "finding")),
+                                QString::fromStdString(counted(rules, "rule"))));
+    if (data_) {
+      setWindowTitle(tr("Anomalies (%1)").arg(findings));
+      tally = QString::fromStdString(finding_tally(data_->anomalies));
+    } else {
+      setWindowTitle(tr("Anomalies"));
+    }
+  }
   view_->setVisible(findings > 0);
+  // A group's heading spans its row, as the report's sub-heading does.
+  for (int r = 0; r < model_->rowCount(); ++r) {
+    const QModelIndex rule = model_->index(r, 0);
+    for (int c = 0; c < model_->rowCount(rule); ++c)
+      if (model_->is_group(model_->index(c, 0, rule))) view_->setFirstColumnSpanned(c, rule, true);
+  }
   // Expanding is per row: a few thousand findings open, a lint of a
   // million-record trace (180,000 findings) shows its rules closed.
   if (findings <= kExpandAllFindings) view_->expandAll();
+  if (tally != tally_) {
+    tally_ = tally;
+    emit tally_changed(tally_);
+  }
 }
 
 void AnomalyDock::on_clicked(const QModelIndex& index) {

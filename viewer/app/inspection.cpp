@@ -156,6 +156,9 @@ std::optional<ThreadId> Inspection::selected_id() const { return selection_->sel
 
 void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
   // The trace as loaded first; a filtered view follows when simplify binds is on.
+  // The Anomalies dock hears first that the lints are to run, so it never
+  // counts the new trace's findings before they are in.
+  if (full) anomalies_->set_linting(true);
   view_->set_data(full);
   selection_->set_trace(full);
   details_->set_data(full);
@@ -172,10 +175,7 @@ void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
   // The lints, after this first frame (the worker starts on the next turn
   // of the event loop).
   finding_to_show_.reset();
-  if (full) {
-    analysis_->open(full->source, full);
-    anomalies_->set_linting(true);
-  }
+  if (full) analysis_->open(full->source, full);
 }
 
 void Inspection::resume_analysis(const QString& replaced) {
@@ -188,8 +188,8 @@ void Inspection::resume_analysis(const QString& replaced) {
 void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> findings,
                                    std::vector<TimelineAnomaly> stored_findings, bool ran, const QString& error) {
   if (!full() || generation != analysis_->generation()) return;
-  anomalies_->set_linting(false);
   if (!error.isEmpty()) {
+    anomalies_->set_linting(false);
     anomalies_->set_error(error);
     finding_to_show_.reset();
     emit findings_settled();
@@ -207,6 +207,8 @@ void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> 
     auto& anomalies = const_cast<TimelineData&>(*trace).anomalies;
     anomalies = timeline_findings(*trace, std::move(stored_findings), findings, ran);
     anomalies_->set_data(view_->full());
+    // Done once the findings are in: until then the dock says the lints run.
+    anomalies_->set_linting(false);
     if (view_->filter().empty()) timeline_->update();
     else view_->refilter();  // a filtered view carries its own copy
     if (finding_to_show_) {
@@ -277,9 +279,11 @@ void Inspection::show_anomaly(int index) {
   if (a.thread >= 0) {
     const ThreadId id = trace->threads[static_cast<std::size_t>(a.thread)].id;
     // Why? at the finding's record, not at the thread's end, answered now:
-    // the finding is a question about that record.
+    // the finding is a question about that record. Raising Why? hides the
+    // Anomalies dock, so Why? states the finding and what to do about it.
     if (a.event > 0) why_->set_subject_record(id, a.event, a.time);
     else why_->set_subject(id, a.time);
+    why_->set_finding(anomalies_->explanation_html(index));
     for (QDockWidget* dock : docks_)
       if (dock->widget() == why_) dock->raise();
     why_->ask(CausalDirection::why);

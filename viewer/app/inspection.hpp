@@ -21,8 +21,9 @@
 //                          (finding_focus.hpp: tens of µs around the turn
 //                          that acted, that turn and its edges selected,
 //                          the suspect named on its row); Why? is asked at
-//                          the finding's record and its dock raised;
-//                          hidden rules are not drawn
+//                          the finding's record and its dock raised, the
+//                          finding and what to do about it stated above
+//                          the answer; hidden rules are not drawn
 //   lints on open       -> the trace's analysis lints a trace never linted
 //                          after its first frame; its findings become the
 //                          markers and the Anomalies dock's rows when they

@@ -25,6 +25,7 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
+#include "viewer/app/anomaly_dock.hpp"
 #include "viewer/app/trace_analysis.hpp"
 #include "viewer/app/why_dock.hpp"
 #include "viewer/timeline/trace_completeness.hpp"
@@ -62,6 +63,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(timeline_, &TimelineWidget::context_requested, this, &MainWindow::show_context_menu);
   status_ = new QLabel(this);
   statusBar()->addWidget(status_, 1);
+  findings_ = new QLabel(this);
+  findings_->setObjectName(QStringLiteral("findings-status"));
+  statusBar()->addPermanentWidget(findings_);
+  findings_->setText(inspection_->anomalies()->tally());
+  connect(inspection_->anomalies(), &AnomalyDock::tally_changed, findings_, &QLabel::setText);
   connect(timeline_, &TimelineWidget::view_changed, this, &MainWindow::update_status);
   connect(timeline_, &TimelineWidget::selection_changed, this, &MainWindow::update_status);
 
@@ -376,20 +382,23 @@ void MainWindow::update_status() {
   const TimelineViewState& v = timeline_->view();
   const double t0 = v.mapping.t_of(0);
   const double t1 = v.mapping.t_of(timeline_->width());
-  QString text = QStringLiteral("%1   ·   %L2 threads   ·   window %3 – %4 (%5)")
-                     .arg(QFileInfo(current_path_).fileName())
-                     .arg(d->threads.size())
+  QString text = QStringLiteral("%1   ·   %2   ·   window %3 – %4 (%5)")
+                     .arg(QFileInfo(current_path_).fileName(),
+                          QString::fromStdString(counted(d->threads.size(), "thread")))
                      .arg(QString::fromStdString(format_duration_ns(static_cast<std::int64_t>(t0))),
                           QString::fromStdString(format_duration_ns(static_cast<std::int64_t>(t1))),
                           QString::fromStdString(format_duration_ns(static_cast<std::int64_t>(t1 - t0))));
   if (const FilteredTimeline* f = inspection_->filtered())
-    text += QStringLiteral("   ·   hidden: %L1 binds, %L2 folded, %L3 short").arg(f->plumbing).arg(f->folded).arg(f->short_lived);
+    text += QStringLiteral("   ·   hidden: %1, %2 folded, %3 short")
+                .arg(QString::fromStdString(counted(f->plumbing, "bind")),
+                     QString::fromStdString(group_thousands(static_cast<std::int64_t>(f->folded))),
+                     QString::fromStdString(group_thousands(static_cast<std::int64_t>(f->short_lived))));
   if (v.selected) {
     const TimelineThread& t = d->threads[*v.selected];
-    text += QStringLiteral("   ·   selected #%1 (%2 in its merge chain, %3 edges)")
+    text += QStringLiteral("   ·   selected #%1 (%2 in its merge chain, %3)")
                 .arg(t.id)
                 .arg(v.selected_chain.size())
-                .arg(v.selected_edges.size());
+                .arg(QString::fromStdString(counted(v.selected_edges.size(), "edge")));
   }
   status_->setText(text);
 }

@@ -16,6 +16,11 @@
 // sessions in QSettings, written when the window closes; View ▸ Panels ▸
 // Reset Layout returns to the built-in one.
 //
+// The status bar: the file, its threads, the window and the selection at
+// the left; at the right, the lints' tally from the Anomalies dock ("16
+// findings: 16 notes", "No findings", "Running the lints…"), updated when
+// the lints finish and on every load.
+//
 // View ▸ Reload (F5) opens the current trace again (its cache notices a
 // changed trace by its stamp and imports it again), keeping the time
 // window and the selected thread when they still exist in it. After every
@@ -60,6 +65,9 @@ class MainWindow : public QMainWindow {
   void reopen_last();
   [[nodiscard]] QString current_path() const { return current_path_; }
   [[nodiscard]] TraceNoticeBar* trace_notice() const { return notice_; }
+  // The status bar's left text and its findings tally.
+  [[nodiscard]] QLabel* status_label() const { return status_; }
+  [[nodiscard]] QLabel* findings_label() const { return findings_; }
   // After the next load, show [from, to] (record times, ns from the
   // trace's origin) instead of the whole trace: `skein-view TRACE --from T
   // --to T`.
@@ -125,6 +133,7 @@ class MainWindow : public QMainWindow {
   QPointer<QProgressDialog> progress_;
   QMenu* recent_menu_ = nullptr;
   QLabel* status_ = nullptr;
+  QLabel* findings_ = nullptr;
   QByteArray default_layout_;
   std::optional<std::int64_t> initial_from_, initial_to_;
   std::optional<ThreadId> initial_select_;

@@ -118,8 +118,8 @@ void SummaryDock::update_status() {
     text = filter_error_;
   } else if (model_->rowCount() > 0) {
     const SummaryRow& total = model_->total();
-    text = tr("%1 threads, %2 run time in all")
-               .arg(QString::fromStdString(group_thousands(static_cast<std::int64_t>(total.threads))),
+    text = tr("%1, %2 run time in all")
+               .arg(QString::fromStdString(counted(total.threads, "thread")),
                     QString::fromStdString(format_duration_ns(total.run_time)));
     if (model_->hidden_count() > 0)
       text += tr("; %1 shorter than %2 hidden")

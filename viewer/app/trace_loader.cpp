@@ -12,6 +12,7 @@
 #include <chrono>
 
 #include "recorder/store/opened_store.hpp"
+#include "viewer/analysis/units.hpp"
 
 namespace skein {
 
@@ -58,8 +59,9 @@ quint64 TraceLoader::load(const QString& path, const QString& cache_dir, std::sh
     options.import.progress = [&report](const ImportProgress& p) {
       if (p.finishing) report(-1, QStringLiteral("Writing the trace database…"));
       else if (p.bytes_total > 0)
-        report(double(p.bytes_done) / double(p.bytes_total), QStringLiteral("Importing %L1 records…").arg(p.records));
-      else report(-1, QStringLiteral("Importing %L1 records…").arg(p.records));
+        report(double(p.bytes_done) / double(p.bytes_total),
+               QStringLiteral("Importing %1…").arg(QString::fromStdString(counted(p.records, "record"))));
+      else report(-1, QStringLiteral("Importing %1…").arg(QString::fromStdString(counted(p.records, "record"))));
     };
     report(-1, QStringLiteral("Opening…"));
     OpenedStore opened = open_store(file, options);

@@ -1,5 +1,7 @@
-// why_dock.cpp — the Why? panel's widgets; its questions run on the
-// trace's analysis worker (trace_analysis.hpp).
+// why_dock.cpp — the Why? panel's widgets (the subject, the finding it
+// came from when it did, the buttons, the status and the steps, top to
+// bottom); its questions run on the trace's analysis worker
+// (trace_analysis.hpp).
 #include "viewer/app/why_dock.hpp"
 
 #include "viewer/app/trace_analysis.hpp"
@@ -23,6 +25,14 @@ WhyDock::WhyDock(TraceAnalysis* analysis, QWidget* parent) : QWidget(parent), an
   subject_label_ = new QLabel(QStringLiteral("Select a thread on the timeline."), this);
   subject_label_->setWordWrap(true);
   subject_label_->setTextFormat(Qt::RichText);
+  finding_label_ = new QLabel(this);
+  finding_label_->setObjectName(QStringLiteral("why-finding"));
+  finding_label_->setWordWrap(true);
+  finding_label_->setTextFormat(Qt::RichText);
+  finding_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  finding_label_->setFrameShape(QFrame::StyledPanel);
+  finding_label_->setMargin(4);
+  finding_label_->hide();
   why_ = new QPushButton(QStringLiteral("Why?"), this);
   why_->setToolTip(QStringLiteral("Walk the recorded causes back to the root: resolve, read, notify, spawn"));
   caused_ = new QPushButton(QStringLiteral("What did it cause?"), this);
@@ -42,6 +52,7 @@ WhyDock::WhyDock(TraceAnalysis* analysis, QWidget* parent) : QWidget(parent), an
   buttons->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(subject_label_);
+  layout->addWidget(finding_label_);
   layout->addLayout(buttons);
   layout->addWidget(status_);
   layout->addWidget(table_, 1);
@@ -67,7 +78,13 @@ void WhyDock::set_data(std::shared_ptr<const TimelineData> loaded) {
   status_->clear();
 }
 
+void WhyDock::set_finding(const QString& html) {
+  finding_label_->setText(html);
+  finding_label_->setVisible(!html.isEmpty());
+}
+
 void WhyDock::set_subject(std::optional<ThreadId> thread, TimeNs at) {
+  set_finding(QString());
   subject_ = thread;
   subject_event_.reset();
   at_ = at;
@@ -75,6 +92,7 @@ void WhyDock::set_subject(std::optional<ThreadId> thread, TimeNs at) {
 }
 
 void WhyDock::set_subject_record(ThreadId thread, std::int64_t event, TimeNs at) {
+  set_finding(QString());
   subject_ = thread;
   subject_event_ = event;
   at_ = at;
@@ -172,11 +190,12 @@ QString WhyDock::status_text() const {
   const QString total = QString::fromStdString(format_duration_ns(model_->total_latency()));
   if (model_->direction() == CausalDirection::caused) {
     if (model_->steps().empty()) return QStringLiteral("It caused nothing that the trace records.");
-    return QStringLiteral("%1 steps forwards, over %2.").arg(model_->steps().size()).arg(total);
+    return QStringLiteral("%1 forwards, over %2.")
+        .arg(QString::fromStdString(counted(model_->steps().size(), "step")), total);
   }
   if (!answer_) return {};
   const WhyAnswer& a = *answer_;
-  const QString steps = QStringLiteral("%1 step%2").arg(a.steps.size()).arg(a.steps.size() == 1 ? "" : "s");
+  const QString steps = QString::fromStdString(counted(a.steps.size(), "step"));
   switch (a.end) {
     case WhyEnd::root:
       return QStringLiteral("%1 back to the root: %2; %3 from the root's record to this one.")

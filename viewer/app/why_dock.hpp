@@ -13,6 +13,11 @@
 // subject is asked the same question at once; until then a new subject
 // clears the table.
 //
+// A question that comes from a lint finding (a click in the Anomalies
+// dock, --finding N) shows the finding above the answer: its sentence and
+// what to do about it (set_finding()), since raising this dock hides the
+// Anomalies dock it is tabbed with. Any other subject drops it.
+//
 // Off the UI thread: the answers need SQL (the `transfers` table the lint
 // stores) and, forwards, the records in order; they run on the trace's
 // analysis worker (trace_analysis.hpp), which lints a trace never linted
@@ -49,12 +54,17 @@ class WhyDock : public QWidget {
   // before it), or a record; nullopt disables them.
   void set_subject(std::optional<ThreadId> thread, TimeNs at);
   void set_subject_record(ThreadId thread, std::int64_t event, TimeNs at);
+  // The subject set last is lint finding `html` (rich text: the
+  // Anomalies dock's explanation_html()); shown until the subject changes.
+  void set_finding(const QString& html);
   // Asks about the subject now.
   void ask(CausalDirection direction);
 
   [[nodiscard]] CausalPathModel* model() const { return model_; }
   [[nodiscard]] bool loading() const { return pending_ != 0; }
   [[nodiscard]] QString status_text() const;
+  // The finding shown above the answer (hidden when the subject is not one).
+  [[nodiscard]] QLabel* finding_label() const { return finding_label_; }
   // The latest answer backwards (empty before one).
   [[nodiscard]] const std::optional<WhyAnswer>& answer() const { return answer_; }
 
@@ -72,6 +82,7 @@ class WhyDock : public QWidget {
   std::shared_ptr<const TimelineData> data_;
   CausalPathModel* model_ = nullptr;
   QLabel* subject_label_ = nullptr;
+  QLabel* finding_label_ = nullptr;
   QLabel* status_ = nullptr;
   QPushButton* why_ = nullptr;
   QPushButton* caused_ = nullptr;

@@ -100,12 +100,11 @@ int run_check(const QStringList& args) {
   std::string diagnostics;
   for (const auto& e : report.errors) diagnostics += terminal_text(e.to_string()) + "\n";
   if (report.error_count > report.errors.size())
-    diagnostics += "... and " + group_thousands(static_cast<std::int64_t>(report.error_count - report.errors.size())) +
-                   " more errors\n";
+    diagnostics += "... and " + counted(report.error_count - report.errors.size(), "more error", "more errors") + "\n";
   for (const auto& w : report.warnings) diagnostics += terminal_text(w.to_string()) + "\n";
   if (report.warning_count > report.warnings.size())
-    diagnostics += "... and " + group_thousands(static_cast<std::int64_t>(report.warning_count - report.warnings.size())) +
-                   " more warnings\n";
+    diagnostics +=
+        "... and " + counted(report.warning_count - report.warnings.size(), "more warning", "more warnings") + "\n";
   print_err(diagnostics);
   print_out(render_report(report));
   return report.valid() ? kExitOk : kExitProblems;

@@ -103,9 +103,8 @@ int run_import(const QStringList& args) {
       diagnostics += terminal_text(result.report.warnings[i].to_string()) + "\n";
     if (result.report.warning_count > kWarningsShown)
       diagnostics +=
-          "... and " +
-          group_thousands(static_cast<std::int64_t>(result.report.warning_count - kWarningsShown)) +
-          " more warnings (skein info " + db + " lists the first 100)\n";
+          "... and " + counted(result.report.warning_count - kWarningsShown, "more warning", "more warnings") +
+          " (skein info " + db + " lists the first 100)\n";
     if (!result.ok()) diagnostics += terminal_text(result.error.to_string()) + "\n";
     print_err(diagnostics);
     if (!result.ok()) {
@@ -114,10 +113,8 @@ int run_import(const QStringList& args) {
     }
     const ImportReport& r = result.report;
     print_out((path == "-" ? std::string("<stdin>") : path) + " -> " + db + ": " +
-              group_thousands(static_cast<std::int64_t>(r.records)) + " records (" + r.format + "), " +
-              group_thousands(static_cast<std::int64_t>(r.threads)) + " threads, " +
-              group_thousands(static_cast<std::int64_t>(r.warning_count)) +
-              (r.warning_count == 1 ? " warning" : " warnings") + (r.truncated ? ", cut short" : "") +
+              counted(r.records, "record") + " (" + r.format + "), " + counted(r.threads, "thread") + ", " +
+              counted(r.warning_count, "warning") + (r.truncated ? ", cut short" : "") +
               rate(r.records, r.seconds) + "\n");
   }
   return worst;

@@ -120,7 +120,7 @@ int run_info(const QStringList& args) {
   const std::size_t shown = std::min(w.size(), static_cast<std::size_t>(limit));
   if (total > shown)
     diagnostics +=
-        "... and " + group_thousands(static_cast<std::int64_t>(total - shown)) + " more warnings\n";
+        "... and " + counted(total - shown, "more warning", "more warnings") + "\n";
   print_err(diagnostics);
   print_out(out);
   return kExitOk;

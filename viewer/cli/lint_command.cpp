@@ -13,10 +13,13 @@
 // Output: text grouped by rule, most severe first (viewer/analysis/lint_text.hpp),
 // each finding numbered and followed by the command that opens it in the
 // viewer; or with --format json one JSON document:
-//   {"counts":{"RULE":N...},"findings":[{"event","from","group","message",
-//   "number","rule","severity","suspect","thread","time_ns"}...]}
+//   {"counts":{"RULE":N...},"findings":[{"event","from","group","label",
+//   "message","number","rule","severity","site","suspect","thread",
+//   "time_ns"}...]}
 // with thread ids as in the source trace (null where a field does not apply),
-// laid out as QJsonDocument's Indented format. The trace's text goes
+// "label" and "site" ({"file","function","line"}) those of the thread the
+// finding is about (null when it has none, or is not a thread of the
+// trace), laid out as QJsonDocument's Indented format. The trace's text goes
 // through recorder/export/output_escape.hpp: terminal_text() in the text,
 // the JSON rules in the JSON.
 //
@@ -32,6 +35,7 @@
 #include <QCommandLineParser>
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
@@ -51,11 +55,52 @@ QString rule_list() {
   return names.join(QStringLiteral(", "));
 }
 
+// What the output says of a thread besides its id, from the threads and
+// sites tables: its label and its creation site, each absent when the
+// trace has none for it.
+struct ThreadFacts {
+  std::optional<std::string> label;
+  std::optional<StoredSite> site;
+};
+using ThreadFactsMap = std::map<ThreadId, ThreadFacts>;
+
+// The facts of every thread the findings name.
+ThreadFactsMap facts_of(TraceStore& store, const LintReport& report) {
+  ThreadFactsMap facts;
+  auto q = store.database().prepare(
+      "SELECT t.label, s.function, s.file, s.line FROM threads t LEFT JOIN sites s ON s.id = t.site "
+      "WHERE t.id = ?1");
+  if (!q) return facts;
+  const auto look = [&](ThreadId t) {
+    if (facts.count(t) != 0) return;
+    ThreadFacts& f = facts[t];
+    q.value().bind(1, static_cast<std::int64_t>(t));
+    auto row = q.value().step();
+    if (row && row.value()) {
+      f.label = q.value().optional_text(0);
+      if (!q.value().is_null(1)) {
+        StoredSite site;
+        site.function = q.value().optional_text(1).value_or("");
+        site.file = q.value().optional_text(2).value_or("");
+        site.line = q.value().optional_int64(3).value_or(0);
+        f.site = std::move(site);
+      }
+    }
+    q.value().reset();
+  };
+  for (const LintFinding& f : report.findings) {
+    look(f.thread);
+    if (f.from) look(*f.from);
+    if (f.suspect) look(*f.suspect);
+  }
+  return facts;
+}
+
 // The JSON report in the layout of QJsonDocument's Indented format (keys in
 // byte order, four spaces a level), strings through the JSON rules of
 // recorder/export/output_escape.hpp, so that no control character of the
 // trace's text reaches the output raw.
-std::string render_json(const LintReport& report) {
+std::string render_json(const LintReport& report, const ThreadFactsMap& facts) {
   std::string out;
   const auto string = [&](std::string_view s) {
     out += '"';
@@ -81,6 +126,8 @@ std::string render_json(const LintReport& report) {
   out += "    },\n    \"findings\": [\n";
   for (std::size_t i = 0; i < report.findings.size(); ++i) {
     const LintFinding& f = report.findings[i];
+    const auto it = facts.find(f.thread);
+    const ThreadFacts* thread = it != facts.end() ? &it->second : nullptr;
     const auto field = [&](std::string_view key) {
       out += "            \"";
       out += key;
@@ -97,6 +144,10 @@ std::string render_json(const LintReport& report) {
     if (f.group.empty()) out += "null";
     else string(f.group);
     out += ",\n";
+    field("label");
+    if (thread && thread->label) string(*thread->label);
+    else out += "null";
+    out += ",\n";
     field("message");
     string(f.message);
     out += ",\n";
@@ -108,6 +159,19 @@ std::string render_json(const LintReport& report) {
     out += ",\n";
     field("severity");
     string(lint_severity_name(f.severity));
+    out += ",\n";
+    field("site");
+    if (thread && thread->site) {
+      out += "{\n                \"file\": ";
+      string(thread->site->file);
+      out += ",\n                \"function\": ";
+      string(thread->site->function);
+      out += ",\n                \"line\": ";
+      integer(thread->site->line);
+      out += "\n            }";
+    } else {
+      out += "null";
+    }
     out += ",\n";
     field("suspect");
     optional(f.suspect);
@@ -121,26 +185,6 @@ std::string render_json(const LintReport& report) {
   }
   out += "    ]\n}\n";
   return out;
-}
-
-// Thread labels for the text output, from the threads table.
-std::map<ThreadId, std::string> labels_of(TraceStore& store, const LintReport& report) {
-  std::map<ThreadId, std::string> labels;
-  auto q = store.database().prepare("SELECT label FROM threads WHERE id = ?1");
-  if (!q) return labels;
-  const auto look = [&](ThreadId t) {
-    if (labels.count(t) != 0) return;
-    q.value().bind(1, static_cast<std::int64_t>(t));
-    auto row = q.value().step();
-    labels[t] = row && row.value() && !q.value().is_null(0) ? std::string(q.value().text(0)) : std::string();
-    q.value().reset();
-  };
-  for (const LintFinding& f : report.findings) {
-    look(f.thread);
-    if (f.from) look(*f.from);
-    if (f.suspect) look(*f.suspect);
-  }
-  return labels;
 }
 
 // A path as the shell reads it back: as it is when it holds only safe
@@ -238,16 +282,16 @@ int run_lint(const QStringList& args) {
   for (const LintFinding& f : report.value().findings)
     if (std::find(printed.rules.begin(), printed.rules.end(), f.rule) != printed.rules.end())
       printed.findings.push_back(f);
+  const ThreadFactsMap facts = facts_of(store, printed);
   if (output == QLatin1String("json")) {
-    print_out(render_json(printed));
+    print_out(render_json(printed, facts));
   } else {
-    const auto labels = labels_of(store, printed);
     const std::string quoted = shell_word(path);
     print_out(render_lint_text(
         printed,
         [&](ThreadId t) {
-          const auto it = labels.find(t);
-          return it != labels.end() ? it->second : std::string();
+          const auto it = facts.find(t);
+          return it != facts.end() ? it->second.label.value_or(std::string()) : std::string();
         },
         [&](std::uint32_t n) { return "skein-view " + quoted + " --finding " + std::to_string(n); }));
   }

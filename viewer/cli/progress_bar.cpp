@@ -32,8 +32,7 @@ void ProgressBar::update(const ImportProgress& p) {
   if (!active_) return;
   std::string line = "\r\x1b[K";
   if (p.finishing) {
-    line += "importing " + name_ + ": " + group_thousands(static_cast<std::int64_t>(p.records)) +
-            " records read; writing threads and indexes...";
+    line += "importing " + name_ + ": " + counted(p.records, "record") + " read; writing threads and indexes...";
   } else {
     line += "importing " + name_;
     if (p.bytes_total > 0) {
@@ -57,8 +56,7 @@ void ProgressBar::update(const ImportProgress& p) {
         line += rate + buf;
       }
     } else {
-      line += "  " + megabytes(p.bytes_done) + " MB  " +
-              group_thousands(static_cast<std::int64_t>(p.records)) + " records";
+      line += "  " + megabytes(p.bytes_done) + " MB  " + counted(p.records, "record");
     }
   }
   std::fputs(line.c_str(), stderr);

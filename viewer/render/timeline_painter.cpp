@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "recorder/export/output_escape.hpp"
+#include "viewer/analysis/units.hpp"
 #include "viewer/timeline/time_ruler.hpp"
+#include "viewer/timeline/timeline_findings.hpp"
 #include "viewer/render/timeline_style.hpp"
 
 namespace skein {
@@ -343,7 +345,8 @@ void paint_selected_turn(Frame& f) {
 }
 
 // The focus's row names ("suspect: backend #1"): a tag at the right end of
-// each named row, clear of the scroll bar.
+// each named row, clear of the scroll bar, bordered and lettered in the
+// colour of the finding's severity (timeline_style.hpp).
 void paint_notes(Frame& f) {
   if (f.view.notes.empty()) return;
   const QFont font = font_of(11, true);
@@ -353,17 +356,18 @@ void paint_notes(Frame& f) {
     const auto slot = f.view.slot_of(f.data.threads[note.thread].row);
     if (!slot || *slot < f.first_slot || *slot > f.last_slot) continue;
     // A merge chain's label runs to hundreds of characters: the tag keeps
-    // its start ("finding #13: ...") and its id, and leaves the row's own
+    // its start ("note #13: ...") and its id, and leaves the row's own
     // name at the left in view.
     const double widest = std::min(560.0, 0.45 * f.labels_right);
     const QString text = fm.elidedText(trace_text(note.text), Qt::ElideMiddle, widest - 12);
     const double w = fm.horizontalAdvance(text) + 12;
     const double top = f.g.row_top(*slot, f.view.row_offset) + 1;
     const QRectF box(f.labels_right - w - 6, top, w, fm.height() + 2);
-    f.p.setPen(QPen(style::kMissingNotification, 1));
-    f.p.setBrush(style::kNoteBackground);
+    const QColor colour = style::finding_colour(note.severity);
+    f.p.setPen(QPen(colour, 1));
+    f.p.setBrush(style::finding_background(note.severity));
     f.p.drawRoundedRect(box, 3, 3);
-    f.p.setPen(style::kMissingNotification);
+    f.p.setPen(colour);
     f.p.drawText(box, Qt::AlignCenter, text);
   }
   f.p.setBrush(Qt::NoBrush);
@@ -385,8 +389,8 @@ void paint_density(Frame& f) {
 
 // The findings in the window, one marker per row and pixel column (a
 // zoomed-out trace may hold thousands on one pixel, and a frame must cost
-// what it shows, not what the trace holds), with the dashed line from the
-// row a finding names as its cause. Dashing costs by length: past
+// what it shows, not what the trace holds), coloured by severity, with the
+// dashed line from the row a finding names as its cause. Dashing costs by length: past
 // kMaxDashedLinks distinct lines, they are drawn solid and faint.
 void paint_anomalies(Frame& f) {
   constexpr std::size_t kMaxDashedLinks = 256;
@@ -394,6 +398,7 @@ void paint_anomalies(Frame& f) {
     double x, y;
     std::optional<double> from_y;
     QColor colour;
+    int rank;  // 0 error, 1 warning, 2 note: the most severe wins a diamond
   };
   std::vector<Marker> markers;
   std::unordered_set<std::uint64_t> taken, linked;
@@ -408,8 +413,8 @@ void paint_anomalies(Frame& f) {
   for (auto it = first; it != f.data.anomalies.end() && double(it->time) <= f.t1; ++it) {
     const TimelineAnomaly& a = *it;
     if (a.thread < 0 || f.view.is_rule_hidden(a.rule)) continue;
-    const QColor colour =
-        a.rule == "missing-notification" ? style::kMissingNotification : style::kOtherFinding;
+    const std::string_view severity = finding_severity(a);
+    const int rank = severity == "error" ? 0 : severity == "warning" ? 1 : 2;
     const double x = std::round(f.x(double(a.time))) + 0.5;
     const auto thread_y = f.row_y(f.data.threads[static_cast<std::size_t>(a.thread)].row);
     if (!thread_y) continue;
@@ -421,7 +426,7 @@ void paint_anomalies(Frame& f) {
       if (linked.insert(key(x, yf, y)).second) from_y = yf;
     }
     if (!taken.insert(key(x, y, 0)).second && !from_y) continue;
-    markers.push_back({x, y, from_y, colour});
+    markers.push_back({x, y, from_y, style::finding_colour(severity), rank});
   }
   const bool dashed = linked.size() <= kMaxDashedLinks;
   for (const Marker& m : markers) {
@@ -431,13 +436,13 @@ void paint_anomalies(Frame& f) {
     f.p.setPen(QPen(c, dashed ? 1.5 : 1.0, dashed ? Qt::DashLine : Qt::SolidLine));
     f.p.drawLine(QPointF(m.x, *m.from_y), QPointF(m.x, m.y));
   }
-  // One diamond a row and column; a missing notification's colour wins.
+  // One diamond a row and column; the most severe finding's colour wins.
   std::unordered_map<std::uint64_t, std::size_t> diamond_of;
   std::vector<std::size_t> diamonds;
   for (std::size_t i = 0; i < markers.size(); ++i) {
     const auto [at, fresh] = diamond_of.try_emplace(key(markers[i].x, markers[i].y, 0), diamonds.size());
     if (fresh) diamonds.push_back(i);
-    else if (markers[i].colour == style::kMissingNotification) diamonds[at->second] = i;
+    else if (markers[i].rank < markers[diamonds[at->second]].rank) diamonds[at->second] = i;
   }
   for (const std::size_t i : diamonds) {
     const Marker& m = markers[i];
@@ -505,8 +510,10 @@ void paint_ruler(Frame& f, const TimeRuler& ruler) {
   // The caption, right-aligned, in a box the tick labels stay clear of.
   QString caption = QString::fromStdString(ruler.caption);
   if (f.view.folded > 0)
-    caption += f.view.folding == RowFolding::quiet ? QStringLiteral("   ·   %1 quiet rows folded").arg(f.view.folded)
-                                                   : QStringLiteral("   ·   %1 empty rows folded").arg(f.view.folded);
+    caption += QStringLiteral("   ·   %1 folded")
+                   .arg(QString::fromStdString(
+                       counted(static_cast<std::uint64_t>(f.view.folded),
+                               f.view.folding == RowFolding::quiet ? "quiet row" : "empty row")));
   if (f.view.folded_startup > 0) caption += QStringLiteral(" (%1 of start-up)").arg(f.view.folded_startup);
   const double caption_w = fm.horizontalAdvance(caption) + 16;
   const double caption_x = f.g.width - caption_w;
@@ -600,7 +607,8 @@ void paint_legend(Frame& f) {
       {"running", style::kRunning, 0},     {"waiting", style::kWaiting, 1}, {"spawn", style::kSpawn, 2},
       {"read", style::kRead, 2},           {"read of a failure", style::kFailure, 2},
       {"wait", style::kWait, 2},           {"resolve", style::kResolve, 2}, {"notify", style::kNotify, 2},
-      {"failed", style::kFailure, 4},      {"missing notification", style::kMissingNotification, 5},
+      {"failed", style::kFailure, 4},      {"lint error", style::kFindingError, 5},
+      {"lint warning", style::kFindingWarning, 5}, {"lint note", style::kFindingNote, 5},
       {"idle", style::kIdle, 3},           {"GC", style::kGc, 3},
   };
   double x = 8;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QColor>
+#include <string_view>
 
 #include "viewer/timeline/timeline_data.hpp"
 
@@ -23,14 +24,21 @@ inline const QColor kRunning{0x6d, 0x3f, 0xd9};  // the thick span while it runs
 inline const QColor kLabel{0x11, 0x18, 0x27};
 inline const QColor kKind{0x8a, 0x91, 0x9e};
 inline const QColor kFailure{0xdc, 0x26, 0x26};
-inline const QColor kMissingNotification{0xb9, 0x1c, 0x1c};
-inline const QColor kOtherFinding{0xd9, 0x77, 0x06};  // a lint finding of another rule
+// A lint finding by its severity (LINTS.md): its marker, the tags naming
+// its rows, its word in the docks. One palette, so amber means a note
+// wherever it is drawn.
+inline const QColor kFindingError{0xb9, 0x1c, 0x1c};
+inline const QColor kFindingWarning{0xc2, 0x41, 0x0c};
+inline const QColor kFindingNote{0xd9, 0x77, 0x06};
 inline const QColor kSelection{0xfd, 0xf0, 0xc4};
 inline const QColor kSelectedLine{0x11, 0x18, 0x27};
 inline const QColor kHighlight{0xbf, 0xee, 0xf9};     // a band behind a highlighted thread
 inline const QColor kCurrentMatch{0x08, 0x91, 0xb2};  // the outline of the search's current match
 inline const QColor kCausalPath{0xc0, 0x26, 0xd3};    // the Why? path's links
-inline const QColor kNoteBackground{0xfe, 0xf2, 0xf2};  // behind a finding's row names
+// Behind the tags naming a finding's rows, by its severity.
+inline const QColor kFindingErrorBackground{0xfe, 0xf2, 0xf2};
+inline const QColor kFindingWarningBackground{0xff, 0xf7, 0xed};
+inline const QColor kFindingNoteBackground{0xff, 0xfb, 0xeb};
 
 inline const QColor kSpawn{0x6b, 0x72, 0x80};
 inline const QColor kRead{0x25, 0x63, 0xeb};
@@ -43,6 +51,19 @@ inline const QColor kIdle{0xee, 0xf3, 0xfa};
 inline const QColor kGc{0xfb, 0xe4, 0xee};
 inline const QColor kCounterLine{0x0e, 0x76, 0x90};
 inline const QColor kCounterFill{0xd5, 0xee, 0xf4};
+
+// "error", "warning", "note"; anything else (an older table recorded no
+// severity) is drawn as a note.
+[[nodiscard]] inline QColor finding_colour(std::string_view severity) {
+  if (severity == "error") return kFindingError;
+  if (severity == "warning") return kFindingWarning;
+  return kFindingNote;
+}
+[[nodiscard]] inline QColor finding_background(std::string_view severity) {
+  if (severity == "error") return kFindingErrorBackground;
+  if (severity == "warning") return kFindingWarningBackground;
+  return kFindingNoteBackground;
+}
 
 [[nodiscard]] inline QColor edge_colour(EdgeKind kind) {
   switch (kind) {

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "viewer/timeline/timeline_findings.hpp"
+
 namespace skein {
 namespace {
 
@@ -91,13 +93,18 @@ std::optional<FindingFocus> focus_on_finding(const TimelineData& data, const Tim
     }
   }
 
-  const std::string what = finding.number > 0 ? "finding #" + std::to_string(finding.number) : "finding";
-  f.labels.push_back({f.thread, what + ": " + focus_thread_name(data, finding.thread)});
+  // The tag says what the finding is ("error #1", "note #3"), as the
+  // Anomalies dock and `skein lint` do.
+  const std::string severity(finding_severity(finding));
+  std::string what = severity.empty() ? std::string("finding") : severity;
+  if (finding.number > 0) what += " #" + std::to_string(finding.number);
+  f.labels.push_back({f.thread, what + ": " + focus_thread_name(data, finding.thread), severity});
   if (valid_index(data, finding.suspect) && finding.suspect != finding.thread)
-    f.labels.push_back(
-        {static_cast<std::uint32_t>(finding.suspect), "suspect: " + focus_thread_name(data, finding.suspect)});
+    f.labels.push_back({static_cast<std::uint32_t>(finding.suspect),
+                        "suspect: " + focus_thread_name(data, finding.suspect), severity});
   if (valid_index(data, finding.from) && finding.from != finding.thread && finding.from != finding.suspect)
-    f.labels.push_back({static_cast<std::uint32_t>(finding.from), "had control: " + focus_thread_name(data, finding.from)});
+    f.labels.push_back({static_cast<std::uint32_t>(finding.from),
+                        "had control: " + focus_thread_name(data, finding.from), severity});
   return f;
 }
 

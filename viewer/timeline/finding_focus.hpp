@@ -32,10 +32,11 @@ inline constexpr double kFindingWindowNs = 40e3;
 inline constexpr double kFindingLookBackNs = 60e3;
 
 // A name drawn on a row, at the right of the row's header, for the
-// thread it names.
+// thread it names, in the colour of the finding's severity.
 struct FocusLabel {
   std::uint32_t thread = 0;  // index into threads
   std::string text;          // "suspect: backend #1"
+  std::string severity;      // the finding's (finding_severity(): "" when unknown)
 };
 
 struct FindingFocus {
@@ -50,7 +51,9 @@ struct FindingFocus {
   // thread that ran it: those begin the next turn. Only these are
   // highlighted.
   std::vector<std::uint32_t> edges;
-  std::vector<FocusLabel> labels;  // the actor first, then the suspect, then who had control
+  // The actor first ("error #1: poll #2": the finding's severity, its
+  // number, the thread), then the suspect, then who had control.
+  std::vector<FocusLabel> labels;
 };
 
 // "backend #1", "blkfront.poll #13968"; an unlabelled thread by its kind

@@ -67,6 +67,7 @@ std::vector<TimelineAnomaly> read_stored_findings(SqliteDatabase& db, const Time
     a.severity = std::move(f.severity);
     a.event = f.event;
     a.number = f.number;
+    a.group = std::move(f.group);
     found.push_back(std::move(a));
   }
   return found;

@@ -83,8 +83,8 @@ struct TimelineCounter {
 };
 
 // A finding of the lints' `anomalies` table (read when present): a marker
-// at the transfer `from` -> `thread` at `time`, red for a missing
-// notification.
+// at the transfer `from` -> `thread` at `time`, in the colour of its
+// severity (render/timeline_style.hpp).
 struct TimelineAnomaly {
   TimeNs time = 0;
   std::int32_t thread = -1;   // index into threads: where the finding is (the thread that acted)
@@ -95,6 +95,7 @@ struct TimelineAnomaly {
   std::string severity;  // error, warning or note ("" when the table has no such column)
   std::string message;
   std::int64_t number = 0;  // `skein lint`'s #N (anomalies.id); 0: unknown
+  std::string group;        // the sub-heading `skein lint` prints it under (anomalies.grouping); "" for none
 };
 
 struct TimelineRow {

@@ -11,8 +11,11 @@
 //   - the finding is on a thread of the poll row, the thread that resolved
 //     a B.read, and names the backend as suspect;
 //   - the window is a few tens of µs around that turn, the turn alone is
-//     selected with only its edges, and the rows read "finding #1: ..." and
+//     selected with only its edges, and the rows read "error #1: ..." and
 //     "suspect: backend #ID";
+//   - the Anomalies tab and the status bar count the findings by severity;
+//     the Why? panel, raised over the Anomalies dock by the click, states
+//     the finding and what to do about it;
 //   - Why? at the finding ends at "no recorded cause" naming the backend;
 //   - Why? at the resolved B.read's completion passes through
 //     blkfront.poll (the resolve that completed it);
@@ -21,6 +24,7 @@
 // The ids of the backend and of the B.read come from the trace's labels,
 // not from the lints.
 #include <QDockWidget>
+#include <QLabel>
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
@@ -162,7 +166,7 @@ class FindingTaskTest : public QObject {
     // The rows named.
     QVERIFY(v.notes.size() >= 2);
     QCOMPARE(v.notes[0].thread, acted);
-    QCOMPARE(v.notes[0].text, "finding #" + std::to_string(a->number) + ": blkfront.poll #" +
+    QCOMPARE(v.notes[0].text, "error #" + std::to_string(a->number) + ": blkfront.poll #" +
                                   std::to_string(id_of(a->thread)));
     QCOMPARE(v.notes[1].thread, *inspection_->shown_index(backend_));
     QCOMPARE(v.notes[1].text, "suspect: backend #" + std::to_string(backend_));
@@ -173,6 +177,42 @@ class FindingTaskTest : public QObject {
       QVERIFY(slot);
       QVERIFY(*slot >= v.row_offset && *slot + 1 <= v.row_offset + g.visible_rows());
     }
+  }
+
+  void the_tab_and_the_status_bar_count_the_findings() {
+    // "5 findings: 4 errors, 1 note": the missing notifications, and what
+    // else the run left; nouns agreeing with their counts.
+    const auto phrase = [](std::size_t n, const char* noun) {
+      return QStringLiteral("%1 %2%3").arg(n).arg(QLatin1String(noun)).arg(n == 1 ? "" : "s");
+    };
+    QStringList by_severity;
+    for (const char* severity : {"error", "warning", "note"}) {
+      const auto n = static_cast<std::size_t>(std::count_if(full().anomalies.begin(), full().anomalies.end(),
+                                                            [&](const TimelineAnomaly& a) { return a.severity == severity; }));
+      if (n > 0) by_severity << phrase(n, severity);
+    }
+    const std::size_t n = full().anomalies.size();
+    QCOMPARE(inspection_->anomalies()->windowTitle(), QStringLiteral("Anomalies (%1)").arg(n));
+    QCOMPARE(window_->findings_label()->text(), phrase(n, "finding") + QStringLiteral(": ") + by_severity.join(", "));
+  }
+
+  void why_states_the_clicked_finding_and_what_to_do() {
+    const TimelineAnomaly* a = click_first_finding();
+    QVERIFY(a);
+    WhyDock* why = inspection_->why();
+    // Why? is in front (the Anomalies dock, tabbed with it, is not).
+    QVERIFY(!why->visibleRegion().isEmpty());
+    QVERIFY(inspection_->anomalies()->advice_label()->visibleRegion().isEmpty());
+    QLabel* finding = why->finding_label();
+    QVERIFY(finding->isVisible());
+    QVERIFY(!finding->visibleRegion().isEmpty());
+    const QString text = finding->text();
+    QVERIFY2(text.contains(QStringLiteral("<b>#%1</b>").arg(a->number)), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("What to do:</i> record skein::notify(")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("backend")), qPrintable(text));
+    // It stays while the answer comes in.
+    QTRY_VERIFY_WITH_TIMEOUT(!why->loading(), 30000);
+    QVERIFY(finding->isVisible());
   }
 
   void why_ends_at_no_recorded_cause_naming_the_backend() {
@@ -233,10 +273,10 @@ class FindingTaskTest : public QObject {
     // border and text.
     const std::uint32_t backend = *inspection_->shown_index(backend_);
     const QRect tag = row_band(backend, image.width() - 320, image.width());
-    QVERIFY2(count_colour(image, tag, style::kMissingNotification) > 40, "no suspect tag on the backend's row");
+    QVERIFY2(count_colour(image, tag, style::kFindingError) > 40, "no suspect tag on the backend's row");
     // The same colour does not fill the row's left part, where nothing red is drawn.
-    QVERIFY(count_colour(image, row_band(backend, 0, 200), style::kMissingNotification) <
-            count_colour(image, tag, style::kMissingNotification));
+    QVERIFY(count_colour(image, row_band(backend, 0, 200), style::kFindingError) <
+            count_colour(image, tag, style::kFindingError));
     // The outline of the turn that acted: dark pixels above its span.
     const double x0 = v.mapping.x_of(double(v.selected_turn->start));
     const double x1 = v.mapping.x_of(double(v.selected_turn->end));
@@ -247,7 +287,7 @@ class FindingTaskTest : public QObject {
              "the turn is not outlined");
     // The marker at the finding's time on the poll row.
     const int xm = int(v.mapping.x_of(double(a->time)));
-    QVERIFY2(count_colour(image, QRect(xm - 8, y - 8, 16, 16), style::kMissingNotification) > 10,
+    QVERIFY2(count_colour(image, QRect(xm - 8, y - 8, 16, 16), style::kFindingError) > 10,
              "no missing-notification marker");
   }
 };

@@ -11,7 +11,9 @@
 //     chain and its direct edges; Esc clears;
 //   - pixels: on a hand-built trace, the expected colours at the computed
 //     positions of a waiting line, a running span, a read arrow and a red
-//     failure bar, both in `skein render`'s image and in the widget;
+//     failure bar, both in `skein render`'s image and in the widget; a
+//     finding's marker and the tag naming its row in the colour of its
+//     severity (error red, warning orange, note amber), never another's;
 //   - loading: the worker thread delivers the timeline; a broken trace
 //     gives a FILE:LINE:COL message; a cancelled load says so; a replaced
 //     job's result is dropped;
@@ -37,6 +39,7 @@
 #include "viewer/app/trace_loader.hpp"
 #include "viewer/render/timeline_image.hpp"
 #include "viewer/render/timeline_style.hpp"
+#include "tests/viewer/pixel_count.hpp"
 
 using namespace skein;
 
@@ -286,15 +289,21 @@ class TimelineWidgetTest : public QObject {
     QVERIFY(!close_to(pixel(fx + 4, y3 - 6), style::kFailure, 40));
 
     // A missing notification found by the lints: a red diamond on the
-    // receiver's line at the transfer (here 2 at 450 µs, from 1).
+    // receiver's line at the transfer (here 2 at 450 µs, from 1); a note
+    // (pending-at-end, in a snapshot) an amber one.
     TimelineData with_finding = *data_;
     with_finding.anomalies.push_back(TimelineAnomaly{450000, std::int32_t(index(2)), std::int32_t(index(1)), -1, -1,
-                                                     "missing-notification", "error", "nobody woke 2"});
+                                                     "missing-notification", "error", "nobody woke 2", 1, ""});
+    with_finding.anomalies.push_back(TimelineAnomaly{550000, std::int32_t(index(2)), -1, -1, -1, "pending-at-end",
+                                                     "note", "2 is pending", 2, ""});
     const QImage marked = render_timeline_image(with_finding, view, request.width, request.height);
     const double ax = std::round(m.x_of(450000));
-    QVERIFY2(close_to(marked.pixelColor(int(ax) - 3, int(y2)), style::kMissingNotification, 2),
+    QVERIFY2(close_to(marked.pixelColor(int(ax) - 3, int(y2)), style::kFindingError, 2),
              qPrintable(describe(marked.pixelColor(int(ax) - 3, int(y2)))));
-    QVERIFY(!close_to(image.pixelColor(int(ax) - 3, int(y2)), style::kMissingNotification, 40));
+    QVERIFY(!close_to(image.pixelColor(int(ax) - 3, int(y2)), style::kFindingError, 40));
+    const double nx = std::round(m.x_of(550000));
+    QVERIFY2(close_to(marked.pixelColor(int(nx) - 3, int(y2)), style::kFindingNote, 2),
+             qPrintable(describe(marked.pixelColor(int(nx) - 3, int(y2)))));
 
     // The widget draws the same picture.
     TimelineWidget w;
@@ -320,24 +329,52 @@ class TimelineWidgetTest : public QObject {
     const auto tag_span = [&](const QImage& image) {
       int first = -1, last = -1;
       for (int x = 0; x < image.width(); ++x)
-        if (close_to(image.pixelColor(x, int(y2) - 8), style::kNoteBackground, 6)) {
+        if (close_to(image.pixelColor(x, int(y2) - 8), style::kFindingErrorBackground, 6)) {
           if (first < 0) first = x;
           last = x;
         }
       return std::pair{first, last};
     };
     QCOMPARE(tag_span(render_timeline_image(*data_, view, request.width, request.height)).first, -1);
-    view.notes = {FocusLabel{index(2), "suspect: backend #2"}};
+    view.notes = {FocusLabel{index(2), "suspect: backend #2", "error"}};
     const auto [s0, s1] = tag_span(render_timeline_image(*data_, view, request.width, request.height));
     QVERIFY2(s0 > request.width / 2 && s1 > request.width - 60, qPrintable(QString("%1-%2").arg(s0).arg(s1)));
     // A merge chain's 400-character label: the tag stops at 45% of the
     // width, so the row's own name at the left stays in view.
     std::string chain;
     for (int i = 0; i < 30; ++i) chain += "Netif.rx_poll \xc2\xb7 ";
-    view.notes = {FocusLabel{index(2), "finding #13: " + chain + "#2"}};
+    view.notes = {FocusLabel{index(2), "error #13: " + chain + "#2", "error"}};
     const auto [l0, l1] = tag_span(render_timeline_image(*data_, view, request.width, request.height));
     QVERIFY2(l0 > 0 && l1 - l0 <= int(0.45 * request.width) + 2, qPrintable(QString("%1-%2").arg(l0).arg(l1)));
     QVERIFY(l0 > request.width / 2);
+  }
+
+  void aFindingsTagTakesTheColourOfItsSeverity() {
+    RenderRequest request;
+    request.width = 1000;
+    request.height = 600;
+    TimelineViewState view = view_for_request(*data_, request);
+    const TimelineGeometry g(request.width, request.height, *data_);
+    const auto slot = view.slot_of(data_->threads[index(2)].row);
+    QVERIFY(slot);
+    // The right half of thread 2's row, where its tag goes.
+    const QRect tag(request.width / 2, int(g.row_top(*slot, view.row_offset)), request.width / 2,
+                    TimelineGeometry::kRowHeight);
+    const std::string severities[] = {"error", "warning", "note"};
+    for (const std::string& severity : severities) {
+      view.notes = {FocusLabel{index(2), severity + " #3: reader #2", severity}};
+      const QImage image = render_timeline_image(*data_, view, request.width, request.height);
+      for (const std::string& other : severities) {
+        const int n = test::count_colour(image, tag, style::finding_colour(other), 20);
+        const QString what = QStringLiteral("%1 tag, %2 colour: %3 pixels")
+                                 .arg(QString::fromStdString(severity), QString::fromStdString(other))
+                                 .arg(n);
+        // Its border and letters in its own colour, none in another's.
+        if (other == severity) QVERIFY2(n > 40, qPrintable(what));
+        else QVERIFY2(n == 0, qPrintable(what));
+      }
+      QVERIFY(test::count_colour(image, tag, style::finding_background(severity), 4) > 100);
+    }
   }
 
   void loaderDeliversOnTheUiThreadAndReportsErrors() {

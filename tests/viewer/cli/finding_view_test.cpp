@@ -3,8 +3,8 @@
 // and `skein-view TRACE --finding N --export-view FILE`, without a display.
 //
 // The SVG output keeps text as text, so the tests read the rows' names in
-// it: "finding #1: blkfront.poll #ID" with ID the thread `skein lint`
-// reports as finding #1, and "suspect: backend #ID" with ID the thread the
+// it: "error #1: blkfront.poll #ID" (a missing notification is an error)
+// with ID the thread `skein lint` reports as finding #1, and "suspect: backend #ID" with ID the thread the
 // trace labels "backend" (samples/blockread: the fiber whose flag the poll
 // thread reads). A trace never linted is linted by the first command that
 // needs finding numbers, and the numbers are the ones `skein lint` prints.
@@ -66,7 +66,7 @@ std::string lint_finding_thread(const std::string& trace) {
 
 void check_names(const std::string& svg, const std::string& acted, const std::string& backend) {
   INFO(svg.substr(0, 400));
-  CHECK(svg.find("finding #1: blkfront.poll #" + acted) != std::string::npos);
+  CHECK(svg.find("error #1: blkfront.poll #" + acted) != std::string::npos);
   CHECK(svg.find("suspect: backend #" + backend) != std::string::npos);
 }
 

@@ -209,10 +209,22 @@ TEST_CASE("hostile: control bytes in labels keep JSON valid") {
   const QJsonDocument findings = QJsonDocument::fromJson(QByteArray::fromStdString(lint.out), &error);
   REQUIRE(error.error == QJsonParseError::NoError);
   QStringList messages, groups;
+  int sited = 0;
   for (const auto& value : findings.object().value("findings").toArray()) {
-    messages << value.toObject().value("message").toString();
-    groups << value.toObject().value("group").toString();
+    const QJsonObject f = value.toObject();
+    messages << f.value("message").toString();
+    groups << f.value("group").toString();
+    // Threads 1 and 3 were created at the hostile site; 1 is labelled "ctl;" + controls.
+    const QJsonObject site = f.value("site").toObject();
+    if (f.value("thread").toInt() == 1 || f.value("thread").toInt() == 3) {
+      ++sited;
+      CHECK(site.value("function").toString() == QString::fromStdString("fn" + kControls));
+      CHECK(site.value("file").toString() == QString::fromStdString("file" + kTitle + ".c"));
+      CHECK(site.value("line").toInt() == 3);
+    }
+    if (f.value("thread").toInt() == 1) CHECK(f.value("label").toString() == ctl);
   }
+  CHECK(sited == 2);
   CHECK(messages.contains(QString::fromStdString(skein::test::replace_ill_formed_bytes(
       "thread 2 failed (boom" + kTitle + kBad + ") and no other thread read its outcome"))));
   const QString site = QString::fromStdString("fn" + kControls + " (file" + kTitle + ".c:3): ");
@@ -220,7 +232,8 @@ TEST_CASE("hostile: control bytes in labels keep JSON valid") {
   // Ordinary text is laid out as QJsonDocument lays it out.
   const std::string plain = dir.file("plain.sexp");
   skein::test::write_file(plain,
-                          "(skein-trace 1)\n(spawn 0 1 0 task)\n(label 0 1 \"r\xc3\xa9" "ader\")\n(switch 10 1)\n"
+                          "(skein-trace 1)\n(site 0 \"src/r.c\" 12 \"read_loop\")\n(spawn 0 1 0 task 0)\n"
+                          "(label 0 1 \"r\xc3\xa9" "ader\")\n(switch 10 1)\n"
                           "(resolve 20 1 1 fail \"Not_found\")\n(switch 30 -1)\n(end 40)\n");
   const auto ordinary = run_process({kSkein, "lint", plain, "--format", "json", "--no-store"});
   const QJsonDocument reparsed = QJsonDocument::fromJson(QByteArray::fromStdString(ordinary.out), &error);

@@ -47,7 +47,7 @@ TEST_CASE("skein info: a database's contents, warnings on standard error") {
              "  warnings               1\n");
   CHECK(r.err == trace + ":4: warning: event 3: thread 5 is named before any spawn created it: created implicitly\n");
   const auto quiet = run_process({kSkein, "info", "--max-warnings", "0", db});
-  CHECK(quiet.err == "... and 1 more warnings\n");
+  CHECK(quiet.err == "... and 1 more warning\n");
 }
 
 TEST_CASE("skein info: a trace is imported into its cache first, then reused") {

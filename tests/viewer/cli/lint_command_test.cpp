@@ -1,6 +1,7 @@
 // lint_command_test.cpp — `skein lint DB|TRACE`: the text and JSON output,
 // --rules, --block-ms, exit codes 0/1/2, and the findings stored in the
-// database (the cache of a TRACE, or the DB given) unless --no-store. What
+// database (the cache of a TRACE, or the DB given) unless --no-store; the
+// JSON names each finding's thread by its label and creation site. What
 // each rule finds is tested in tests/viewer/*; here, that the command reads
 // the right trace and options and writes what it promises.
 #include <catch2/catch.hpp>
@@ -22,6 +23,17 @@ const std::string kTrace =
     "(skein-trace 1)\n"
     "(spawn 1000 1 0 async)\n"
     "(label 1100 1 \"worker\")\n"
+    "(resolve 2000 1 1 fail \"Not_found\")\n"
+    "(spawn 3000 2 0 wait)\n"
+    "(end 4000)\n";
+
+// kTrace with a creation site for thread 1, and text to escape in its
+// label and the site's file.
+const std::string kSited =
+    "(skein-trace 1)\n"
+    "(site 0 \"src/work\\\"er.c\" 12 \"do_work\")\n"
+    "(spawn 1000 1 0 async 0)\n"
+    "(label 1100 1 \"worker\\t1\")\n"
     "(resolve 2000 1 1 fail \"Not_found\")\n"
     "(spawn 3000 2 0 wait)\n"
     "(end 4000)\n";
@@ -80,13 +92,65 @@ TEST_CASE("skein lint: --format json") {
         "            \"event\": 3,\n"
         "            \"from\": 1,\n"
         "            \"group\": null,\n"
+        "            \"label\": \"worker\",\n"
         "            \"message\": \"thread 1 failed (Not_found) and no other thread read its outcome\",\n"
         "            \"number\": 1,\n"
         "            \"rule\": \"unread-failure\",\n"
         "            \"severity\": \"error\",\n"
+        "            \"site\": null,\n"
         "            \"suspect\": null,\n"
         "            \"thread\": 1,\n"
         "            \"time_ns\": 2000\n"
+        "        }\n"
+        "    ]\n"
+        "}\n");
+}
+
+TEST_CASE("skein lint: --format json names the thread's label and creation site, escaped") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, kSited);
+  const auto r = run_process({kSkein, "lint", "--format", "json", "--rules", "unread-failure,pending-at-end", trace});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out ==
+        "{\n"
+        "    \"counts\": {\n"
+        "        \"pending-at-end\": 1,\n"
+        "        \"unread-failure\": 1\n"
+        "    },\n"
+        "    \"findings\": [\n"
+        "        {\n"
+        "            \"event\": 4,\n"
+        "            \"from\": 1,\n"
+        "            \"group\": null,\n"
+        "            \"label\": \"worker\\u00091\",\n"
+        "            \"message\": \"thread 1 failed (Not_found) and no other thread read its outcome\",\n"
+        "            \"number\": 1,\n"
+        "            \"rule\": \"unread-failure\",\n"
+        "            \"severity\": \"error\",\n"
+        "            \"site\": {\n"
+        "                \"file\": \"src/work\\\"er.c\",\n"
+        "                \"function\": \"do_work\",\n"
+        "                \"line\": 12\n"
+        "            },\n"
+        "            \"suspect\": null,\n"
+        "            \"thread\": 1,\n"
+        "            \"time_ns\": 2000\n"
+        "        },\n"
+        "        {\n"
+        "            \"event\": 5,\n"
+        "            \"from\": null,\n"
+        "            \"group\": \"created by thread 0: 1 promise pending since 0.003000 ms\",\n"
+        "            \"label\": null,\n"
+        "            \"message\": \"thread 2 is still pending at the end (0.004000 ms); waits on nothing recorded\",\n"
+        "            \"number\": 2,\n"
+        "            \"rule\": \"pending-at-end\",\n"
+        "            \"severity\": \"warning\",\n"
+        "            \"site\": null,\n"
+        "            \"suspect\": null,\n"
+        "            \"thread\": 2,\n"
+        "            \"time_ns\": 3000\n"
         "        }\n"
         "    ]\n"
         "}\n");

@@ -6,11 +6,13 @@
 //   - ThreadDetailsModel: sections, rows, the ids in ThreadIdRole, the
 //     site's file URL; SummaryModel: summarize()'s rows, numeric sorting
 //     through a proxy, the grouping switch, the duration filter;
-//     AnomalyModel: rules most severe first, findings by time with their
-//     roles, hiding a rule;
+//     AnomalyModel: findings in the report's order (by number), rules most
+//     severe first, grouped as `skein lint` groups them, with their roles,
+//     hiding a rule;
 //   - the docks: a click on a related thread emits thread_activated, a
 //     selected summary row emits its threads, a click on a finding emits
-//     its index, typing in the search bar emits the matches and Return /
+//     its index, the Anomalies dock counts its findings in its status, its
+//     tab title and its tally, with nouns that agree, typing in the search bar emits the matches and Return /
 //     Shift+Return step through them.
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -28,11 +30,13 @@
 #include <QToolButton>
 #include <QTreeView>
 
+#include "tests/viewer/findings_outline.hpp"
 #include "tests/viewer/inspection_traces.hpp"
 #include "tests/viewer/timeline_from_text.hpp"
 #include "viewer/app/anomaly_dock.hpp"
 #include "viewer/app/search_bar.hpp"
 #include "viewer/app/summary_dock.hpp"
+#include "viewer/analysis/lint_text.hpp"
 #include "viewer/app/thread_details_dock.hpp"
 #include "viewer/models/anomaly_model.hpp"
 #include "viewer/models/summary_model.hpp"
@@ -61,6 +65,7 @@ class InspectionModelsTest : public QObject {
   test::TempDir dir_;
   std::shared_ptr<const TimelineData> details_;  // kDetailsTrace with its findings
   std::shared_ptr<const TimelineData> groups_;   // groups_trace()
+  std::shared_ptr<const TimelineData> grouped_;  // kDetailsTrace with grouped_report()'s findings
 
   std::uint32_t index(ThreadId id) const { return *details_->thread_index(id); }
   std::uint32_t group_index(ThreadId id) const { return *groups_->thread_index(id); }
@@ -98,6 +103,8 @@ class InspectionModelsTest : public QObject {
     QVERIFY2(details_, error.c_str());
     groups_ = test::timeline_from_text(test::groups_trace(), dir_, &error, {}, "groups");
     QVERIFY2(groups_, error.c_str());
+    grouped_ = test::timeline_from_text(test::kDetailsTrace, dir_, &error, test::grouped_report().findings, "grouped");
+    QVERIFY2(grouped_, error.c_str());
     QCOMPARE(details_->threads.size(), std::size_t(6));
     QCOMPARE(details_->anomalies.size(), std::size_t(5));
     QCOMPARE(groups_->threads.size(), std::size_t(22));
@@ -166,6 +173,10 @@ class InspectionModelsTest : public QObject {
     m.set_data(groups_);  // no findings
     QCOMPARE(m.rowCount(), 0);
     m.set_data(details_);
+    m.set_data(grouped_);  // three levels: rule, group, finding
+    QCOMPARE(m.rowCount(), 3);
+    m.set_rule_hidden(QStringLiteral("pending-at-end"), true);
+    m.set_rule_hidden(QStringLiteral("pending-at-end"), false);
     m.set_data(nullptr);
     QCOMPARE(m.rowCount(), 0);
   }
@@ -347,7 +358,7 @@ class InspectionModelsTest : public QObject {
     QCOMPARE(m.rowCount(), 4);
   }
 
-  void anomaliesByRuleMostSevereFirst() {
+  void anomaliesInReportOrderMostSevereRuleFirst() {
     AnomalyModel m;
     m.set_data(details_);
     QCOMPARE(m.rules(), (QStringList{"unread-failure", "pending-at-end", "late-notify", "self-wake"}));
@@ -356,15 +367,21 @@ class InspectionModelsTest : public QObject {
     QCOMPARE(text(m, 2, AnomalyModel::ThreadColumn), QStringLiteral("warning"));
     QCOMPARE(text(m, 3, AnomalyModel::ThreadColumn), QStringLiteral("note"));
     QCOMPARE(text(m, 1, AnomalyModel::MessageColumn), QStringLiteral("2 findings"));
+    QCOMPARE(text(m, 0, AnomalyModel::MessageColumn), QStringLiteral("1 finding"));
     const QModelIndex pending = m.rule_index(QStringLiteral("pending-at-end"));
-    // Each finding's number (its row in the stored report: details_findings'
-    // order) and its time in µs since the origin.
-    QCOMPARE(child_texts(m, pending), (QStringList{"#5  4.900 µs", "#1  5.000 µs"}));
-    QCOMPARE(child_texts(m, pending, AnomalyModel::ThreadColumn), (QStringList{"thread 5", "thread 4"}));
-    QCOMPARE(child_ids(m, pending, AnomalyModel::AnomalyIndexRole), (QList<qlonglong>{3, 4}));
-    QCOMPARE(child_ids(m, pending, AnomalyModel::ThreadIdRole), (QList<qlonglong>{5, 4}));
-    QCOMPARE(child_ids(m, pending, AnomalyModel::TimeRole), (QList<qlonglong>{4900, 5000}));
+    // Each finding's number (its place in the stored report) and its time
+    // in µs since the origin: in the report's order, #2 before #3, though
+    // #3 is the earlier.
+    QCOMPARE(child_texts(m, pending), (QStringList{"#2  5.000 µs", "#3  4.900 µs"}));
+    QCOMPARE(child_texts(m, pending, AnomalyModel::ThreadColumn), (QStringList{"thread 4", "thread 5"}));
+    QCOMPARE(child_ids(m, pending, AnomalyModel::AnomalyIndexRole), (QList<qlonglong>{4, 3}));
+    QCOMPARE(child_ids(m, pending, AnomalyModel::ThreadIdRole), (QList<qlonglong>{4, 5}));
+    QCOMPARE(child_ids(m, pending, AnomalyModel::TimeRole), (QList<qlonglong>{5000, 4900}));
     QCOMPARE(child_ids(m, pending, AnomalyModel::FromIdRole), (QList<qlonglong>{-100, -100}));
+    // Top to bottom, the rows read #1 to #5.
+    QCOMPARE(test::outline_of(m), (QStringList{"rule unread-failure", "#1", "rule pending-at-end", "#2", "#3",
+                                              "rule late-notify", "#4", "rule self-wake", "#5"}));
+    QCOMPARE(m.display_order(), (std::vector<int>{1, 4, 3, 0, 2}));
     const QModelIndex late = m.rule_index(QStringLiteral("late-notify"));
     QCOMPARE(child_ids(m, late, AnomalyModel::AnomalyIndexRole), (QList<qlonglong>{0}));
     QCOMPARE(child_ids(m, late, AnomalyModel::ThreadIdRole), (QList<qlonglong>{1}));
@@ -373,6 +390,51 @@ class InspectionModelsTest : public QObject {
     QCOMPARE(text(m, 0, AnomalyModel::MessageColumn, late), QStringLiteral("thread 1 was notified late"));
     QCOMPARE(m.index(0, 0, late).data(AnomalyModel::RuleRole).toString(), QStringLiteral("late-notify"));
     QCOMPARE(m.index(0, 0, late).data(AnomalyModel::SeverityRole).toString(), QStringLiteral("warning"));
+  }
+
+  void anomaliesGroupedAsTheTextReport() {
+    // The same findings, stored, in the dock and printed by `skein lint`:
+    // one outline, rows #1 to #5 from the top, pending-at-end's groups as
+    // the text's sub-headings (not by time: #4 is the earliest).
+    AnomalyModel m;
+    m.set_data(grouped_);
+    const std::string report = render_lint_text(test::grouped_report(), {}, [](std::uint32_t) { return std::string(); });
+    const QStringList expected{"rule missing-notification",
+                               "#1",
+                               "rule pending-at-end",
+                               "group created by thread 0: 2 promises pending since 0.002650 ms",
+                               "#2",
+                               "#3",
+                               "group reader loop: 1 promise pending since 0.001300 ms",
+                               "#4",
+                               "rule self-wake",
+                               "#5"};
+    QCOMPARE(test::outline_of_text(report), expected);
+    QCOMPARE(test::outline_of(m), expected);
+    // The group rows: a heading, the severity of their worst finding, no
+    // finding of their own; their findings carry the group too.
+    const QModelIndex pending = m.rule_index(QStringLiteral("pending-at-end"));
+    QCOMPARE(m.rowCount(pending), 2);
+    const QModelIndex first = m.index(0, 0, pending);
+    QVERIFY(m.is_group(first));
+    QVERIFY(!first.data(AnomalyModel::AnomalyIndexRole).isValid());
+    QCOMPARE(first.data(AnomalyModel::SeverityRole).toString(), QStringLiteral("warning"));
+    QCOMPARE(m.index(1, 0, pending).data(AnomalyModel::SeverityRole).toString(), QStringLiteral("note"));
+    QCOMPARE(m.index(0, AnomalyModel::MessageColumn, pending).data().toString(), QString());
+    QCOMPARE(child_ids(m, first, AnomalyModel::ThreadIdRole), (QList<qlonglong>{4, 5}));
+    QCOMPARE(m.index(1, 0, first).data(AnomalyModel::GroupRole).toString(), first.data().toString());
+    QVERIFY(!m.flags(first).testFlag(Qt::ItemIsUserCheckable));
+    QVERIFY(!m.flags(first).testFlag(Qt::ItemNeverHasChildren));
+    QVERIFY(m.flags(m.index(0, 0, first)).testFlag(Qt::ItemNeverHasChildren));
+    QCOMPARE(text(m, pending.row(), AnomalyModel::MessageColumn), QStringLiteral("3 findings"));
+    // Hiding the rule greys its groups' findings too.
+    QSignalSpy changed(&m, &QAbstractItemModel::dataChanged);
+    m.set_rule_hidden(QStringLiteral("pending-at-end"), true);
+    QVERIFY(m.index(1, 0, first).data(Qt::ForegroundRole).isValid());
+    bool grey_under_group = false;
+    for (const QList<QVariant>& args : changed)
+      if (args.at(0).value<QModelIndex>().parent() == first) grey_under_group = true;
+    QVERIFY(grey_under_group);
   }
 
   void hidingARule() {
@@ -548,11 +610,11 @@ class InspectionModelsTest : public QObject {
     QSignalSpy hidden(&dock, &AnomalyDock::hidden_rules_changed);
     QTreeView* view = dock.view();
     const QModelIndex pending = dock.model()->rule_index(QStringLiteral("pending-at-end"));
-    const QModelIndex second = dock.model()->index(1, AnomalyModel::MessageColumn, pending);  // thread 4's
+    const QModelIndex second = dock.model()->index(1, AnomalyModel::MessageColumn, pending);  // #3, thread 5's
     view->scrollTo(second);
     QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(second).center());
     QCOMPARE(activated.count(), 1);
-    QCOMPARE(activated.last().at(0).toInt(), 4);
+    QCOMPARE(activated.last().at(0).toInt(), 3);
     // A click on a rule row (its message column) only selects it.
     QTest::mouseClick(view->viewport(), Qt::LeftButton, {},
                       view->visualRect(dock.model()->index(pending.row(), AnomalyModel::MessageColumn)).center());
@@ -562,10 +624,11 @@ class InspectionModelsTest : public QObject {
     QCOMPARE(hidden.count(), 1);
     QCOMPARE(hidden.last().at(0).toStringList(), QStringList{"pending-at-end"});
     QVERIFY(dock.status_label()->text().startsWith(QStringLiteral("5 findings under 4 rules")));
-    // The click stated the finding and what to do about it.
+    // The click stated the finding, its severity and what to do about it.
     QVERIFY(dock.advice_label()->isVisible() || !dock.isVisible());
-    QVERIFY(dock.advice_label()->text().contains(QStringLiteral("#1")));
-    QVERIFY(dock.advice_label()->text().contains(QStringLiteral("What to do:</i> resolve thread 4")));
+    QVERIFY(dock.advice_label()->text().contains(QStringLiteral("<b>#3</b>")));
+    QVERIFY(dock.advice_label()->text().contains(QStringLiteral(">error</b>")));
+    QVERIFY(dock.advice_label()->text().contains(QStringLiteral("What to do:</i> resolve thread 5")));
     dock.set_linting(true);
     dock.set_data(groups_);
     QVERIFY(dock.status_label()->text().startsWith(QStringLiteral("Running the lints")));
@@ -573,6 +636,81 @@ class InspectionModelsTest : public QObject {
     QVERIFY(dock.status_label()->text().startsWith(QStringLiteral("The lints found nothing")));
     dock.set_error(QStringLiteral("t.db: disk I/O error"));
     QVERIFY(dock.status_label()->text().contains(QStringLiteral("could not run: t.db: disk I/O error")));
+  }
+
+  void anomalyDockCountsItsFindings() {
+    // The status line, the tab's title and the tally (the status bar's
+    // text), with nouns that agree with their counts.
+    AnomalyDock dock;
+    QSignalSpy tally(&dock, &AnomalyDock::tally_changed);
+    QCOMPARE(dock.windowTitle(), QStringLiteral("Anomalies"));
+    QCOMPARE(dock.tally(), QString());
+    dock.set_data(details_);
+    QCOMPARE(dock.windowTitle(), QStringLiteral("Anomalies (5)"));
+    QVERIFY(dock.status_label()->text().startsWith(QStringLiteral("5 findings under 4 rules")));
+    QCOMPARE(dock.tally(), QStringLiteral("5 findings: 2 errors, 2 warnings, 1 note"));
+    QCOMPARE(tally.last().at(0).toString(), dock.tally());
+
+    // One finding under one rule.
+    test::TempDir dir;
+    std::string error;
+    const auto one = test::timeline_from_text(test::kDetailsTrace, dir, &error, {test::details_findings().back()});
+    QVERIFY2(one, error.c_str());
+    dock.set_data(one);
+    QCOMPARE(dock.windowTitle(), QStringLiteral("Anomalies (1)"));
+    QVERIFY2(dock.status_label()->text().startsWith(QStringLiteral("1 finding under 1 rule,")),
+             qPrintable(dock.status_label()->text()));
+    QCOMPARE(dock.tally(), QStringLiteral("1 finding: 1 note"));
+
+    // Sixteen notes under one rule, as on the 2014 MirageOS x86 trace.
+    std::vector<LintFinding> notes;
+    for (int k = 0; k < 16; ++k) {
+      LintFinding f = test::details_findings().back();
+      f.time += k;
+      notes.push_back(f);
+    }
+    const auto sixteen = test::timeline_from_text(test::kDetailsTrace, dir, &error, notes, "sixteen");
+    QVERIFY2(sixteen, error.c_str());
+    dock.set_data(sixteen);
+    QCOMPARE(dock.windowTitle(), QStringLiteral("Anomalies (16)"));
+    QVERIFY(dock.status_label()->text().startsWith(QStringLiteral("16 findings under 1 rule,")));
+    QCOMPARE(dock.tally(), QStringLiteral("16 findings: 16 notes"));
+
+    // While the lints run, once they found nothing, when they failed.
+    dock.set_data(groups_);
+    dock.set_linting(true);
+    QCOMPARE(dock.windowTitle(), QStringLiteral("Anomalies"));
+    QCOMPARE(dock.tally(), QStringLiteral("Running the lints…"));
+    dock.set_linting(false);
+    QCOMPARE(dock.windowTitle(), QStringLiteral("Anomalies (0)"));
+    QCOMPARE(dock.tally(), QStringLiteral("No findings"));
+    QCOMPARE(tally.last().at(0).toString(), QStringLiteral("No findings"));
+    dock.set_error(QStringLiteral("t.db: disk I/O error"));
+    QCOMPARE(dock.tally(), QStringLiteral("The lints could not run"));
+    dock.set_data(nullptr);
+    QCOMPARE(dock.windowTitle(), QStringLiteral("Anomalies"));
+    QCOMPARE(dock.tally(), QString());
+  }
+
+  void anomalyDockSpansItsGroupHeadings() {
+    AnomalyDock dock;
+    dock.resize(700, 500);
+    dock.set_data(grouped_);
+    dock.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dock));
+    QTreeView* view = dock.view();
+    const QModelIndex pending = dock.model()->rule_index(QStringLiteral("pending-at-end"));
+    QVERIFY(view->isFirstColumnSpanned(0, pending));
+    QVERIFY(view->isFirstColumnSpanned(1, pending));
+    QVERIFY(!view->isFirstColumnSpanned(0, dock.model()->index(0, 0, pending)));
+    QVERIFY(view->isExpanded(dock.model()->index(0, 0, pending)));
+    // A click on a group's heading explains nothing and activates nothing.
+    QSignalSpy activated(&dock, &AnomalyDock::anomaly_activated);
+    const QModelIndex heading = dock.model()->index(0, 0, pending);
+    view->scrollTo(heading);
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(heading).center());
+    QCOMPARE(activated.count(), 0);
+    QVERIFY(!dock.advice_label()->isVisible());
   }
 
   void searchBarFindsAndSteps() {

@@ -79,9 +79,12 @@ TEST_CASE("finding focus: a short turn is centred in a 40 µs window, with only 
   CHECK(r.time == 111500);
   CHECK(r.dst == l.index(1));
   REQUIRE(f->labels.size() == 2);
-  CHECK(f->labels[0].text == "finding #1: poll #2");
+  // A table with no severity: a missing notification is its rule's, an error.
+  CHECK(f->labels[0].text == "error #1: poll #2");
+  CHECK(f->labels[0].severity == "error");
   CHECK(f->labels[0].thread == static_cast<std::uint32_t>(l.index(2)));
   CHECK(f->labels[1].text == "suspect: backend #1");
+  CHECK(f->labels[1].severity == "error");
   CHECK(f->labels[1].thread == static_cast<std::uint32_t>(l.index(1)));
 }
 
@@ -114,7 +117,32 @@ TEST_CASE("finding focus: a finding outside any turn is centred on its time, wit
   CHECK(f->window.from == Approx(130000));
   CHECK(f->window.to == Approx(170000));
   REQUIRE(f->labels.size() == 1);
-  CHECK(f->labels[0].text == "finding #1: poll #2");
+  CHECK(f->labels[0].text == "error #1: poll #2");
+}
+
+TEST_CASE("finding focus: the tags say what the finding is, by its severity", "[focus]") {
+  Loaded l(trace(100000, 105000));
+  for (const std::string severity : {"error", "warning", "note"}) {
+    TimelineAnomaly a = l.finding(111000, 2, 1);
+    a.rule = "pending-at-end";
+    a.severity = severity;
+    a.number = 7;
+    const auto f = focus_on_finding(*l.data, a);
+    REQUIRE(f);
+    REQUIRE(f->labels.size() == 2);
+    CHECK(f->labels[0].text == severity + " #7: poll #2");
+    CHECK(f->labels[0].severity == severity);
+    CHECK(f->labels[1].text == "suspect: backend #1");
+    CHECK(f->labels[1].severity == severity);
+  }
+  // No severity recorded, nor a rule that has one: a finding, unnumbered.
+  TimelineAnomaly old = l.finding(111000, 2, std::nullopt);
+  old.rule = "self-wake";
+  old.number = 0;
+  const auto f = focus_on_finding(*l.data, old);
+  REQUIRE(f);
+  CHECK(f->labels[0].text == "finding: poll #2");
+  CHECK(f->labels[0].severity.empty());
 }
 
 TEST_CASE("finding focus: the window stays within the fitted trace", "[focus]") {

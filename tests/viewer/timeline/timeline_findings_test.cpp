@@ -2,7 +2,8 @@
 // holds them (viewer/timeline/timeline_findings.hpp), on a small trace
 // imported for real: thread ids become indexes (-1 for none or an unknown
 // id), the record and the names carry over, the stored findings come
-// first as given, and a lint run now is sorted by time with them, stably.
+// first as given, and a lint run now is sorted by time with them, stably;
+// the tally the status bar shows, and the severity a finding is drawn with.
 #include <catch2/catch.hpp>
 
 #include "tests/viewer/loaded_timeline.hpp"
@@ -48,6 +49,7 @@ TEST_CASE("findings: ids become the trace's indexes, unknown or none -1", "[time
   f.from = 1;
   f.suspect = 99;  // not in the trace
   f.event = 17;
+  f.group = "created by thread 0: 1 promise pending";
   const std::vector<TimelineAnomaly> out = timeline_findings(t.data, {}, {f, finding(1200, 1, 4)}, false);
   REQUIRE(out.size() == 2);
   CHECK(out[0].time == 1700);
@@ -59,6 +61,8 @@ TEST_CASE("findings: ids become the trace's indexes, unknown or none -1", "[time
   CHECK(out[0].severity == "error");
   CHECK(out[0].message == "m3");
   CHECK(out[0].number == 3);
+  CHECK(out[0].group == "created by thread 0: 1 promise pending");
+  CHECK(out[1].group.empty());
   CHECK(out[1].from == -1);  // none
   CHECK(out[1].event == -1);
   // Not run now: the order as given.
@@ -83,4 +87,37 @@ TEST_CASE("findings: the stored ones first, a lint run now sorted by time with t
   CHECK(ran[1].number == 1);
   CHECK(ran[2].number == 2);
   CHECK(ran[3].number == 4);
+}
+
+TEST_CASE("findings: the tally counts them by severity, most severe first, nouns agreeing", "[timeline][findings]") {
+  const auto of = [](std::vector<std::string> severities) {
+    std::vector<TimelineAnomaly> out;
+    for (std::string& s : severities) {
+      TimelineAnomaly a;
+      a.severity = std::move(s);
+      out.push_back(std::move(a));
+    }
+    return out;
+  };
+  CHECK(finding_tally({}) == "No findings");
+  CHECK(finding_tally(of({"note"})) == "1 finding: 1 note");
+  CHECK(finding_tally(of(std::vector<std::string>(16, "note"))) == "16 findings: 16 notes");
+  CHECK(finding_tally(of({"note", "warning", "error", "warning"})) == "4 findings: 1 error, 2 warnings, 1 note");
+  // An older table's findings have no severity: counted, not named.
+  CHECK(finding_tally(of({"", "error"})) == "2 findings: 1 error");
+  CHECK(finding_tally(of({""})) == "1 finding");
+  CHECK(finding_tally(of(std::vector<std::string>(1234, "warning"))) == "1,234 findings: 1,234 warnings");
+}
+
+TEST_CASE("findings: drawn with their own severity, else their rule's", "[timeline][findings]") {
+  TimelineAnomaly a;
+  a.rule = "pending-at-end";
+  a.severity = "note";
+  CHECK(finding_severity(a) == "note");
+  a.severity.clear();
+  CHECK(finding_severity(a).empty());
+  a.rule = "missing-notification";
+  CHECK(finding_severity(a) == "error");
+  a.severity = "warning";
+  CHECK(finding_severity(a) == "warning");
 }
