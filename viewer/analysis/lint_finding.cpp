@@ -36,8 +36,9 @@ const std::array<LintRuleId, kLintRuleCount>& all_lint_rules() {
   return kAll;
 }
 
-std::string lint_advice(std::string_view rule, const std::string& thread, const std::string& from,
-                        const std::string& suspect) {
+std::string lint_advice(std::string_view rule, std::string_view severity, const std::string& thread,
+                        const std::string& from, const std::string& suspect) {
+  if (severity == "note") return {};
   const std::string who = suspect.empty() ? std::string("the thread that signals it") : suspect;
   if (rule == "missing-notification")
     return "record skein::notify(" + thread + ") where " + who +
@@ -45,15 +46,13 @@ std::string lint_advice(std::string_view rule, const std::string& thread, const 
   if (rule == "unread-failure")
     return "read the outcome of " + thread + " (a catch_, or a bind on it), or let it propagate to a thread that does";
   if (rule == "pending-at-end")
-    return "resolve " + thread + " where its work ends; in a snapshot of a running program it may yet settle";
+    return "resolve " + thread + " where its work ends, or fail it on the path that gives up on it";
   if (rule == "late-notify")
     return "notify " + thread + " before " + who + " settles it, or drop the notify";
   if (rule == "blocking-activation")
     return "split the work of " + thread + " over several turns (pause()), or move it off the loop";
   if (rule == "self-wake")
     return "have " + thread + " wait on a promise its producer resolves, instead of polling with pause()";
-  if (rule == "lost-records")
-    return "give the capture more memory (SKEIN_TRACE_BUFFER_MB) or record fewer records, and trace again";
   (void)from;
   return "see viewer/analysis/LINTS.md for this rule";
 }

@@ -67,7 +67,11 @@ struct LintFinding {
 // What to do about a finding of `rule` ("missing-notification", ...), in
 // one sentence, naming the thread that acted, the one that had control and
 // the suspect as given ("thread 6 \"backend\"" or so; "" when absent).
-[[nodiscard]] std::string lint_advice(std::string_view rule, const std::string& thread, const std::string& from,
-                                      const std::string& suspect);
+// Advice goes only where there is a fault: an error or a warning (a
+// promise the program said should resolve is an error). A note says
+// something true that needs no fix (a loop pending in a snapshot, a thread
+// that polls, records the capture lost): its advice is "".
+[[nodiscard]] std::string lint_advice(std::string_view rule, std::string_view severity, const std::string& thread,
+                                      const std::string& from, const std::string& suspect);
 
 }  // namespace skein

@@ -87,7 +87,7 @@ QString AnomalyDock::explanation_html(int index) const {
   if (!data_ || index < 0 || static_cast<std::size_t>(index) >= data_->anomalies.size()) return {};
   const TimelineAnomaly& a = data_->anomalies[static_cast<std::size_t>(index)];
   const auto name = [&](std::int32_t t) { return t >= 0 ? thread_display_name(*data_, t) : std::string(); };
-  const std::string advice = lint_advice(a.rule, name(a.thread), name(a.from), name(a.suspect));
+  const std::string advice = lint_advice(a.rule, a.severity, name(a.thread), name(a.from), name(a.suspect));
   QString text = QStringLiteral("<b>#%1</b> ").arg(a.number);
   if (!a.severity.empty())
     text += QStringLiteral("<b style='color:%1'>%2</b> ")
@@ -99,7 +99,9 @@ QString AnomalyDock::explanation_html(int index) const {
               .arg(QString::fromStdString(a.rule).toHtmlEscaped(), sentence.toHtmlEscaped());
   if (a.suspect >= 0)
     text += QStringLiteral(" Suspect: <b>%1</b>.").arg(QString::fromStdString(name(a.suspect)).toHtmlEscaped());
-  text += QStringLiteral("<br><i>What to do:</i> %1.").arg(QString::fromStdString(advice).toHtmlEscaped());
+  // A note needs no fix (lint_advice): it says what is, and nothing more.
+  if (!advice.empty())
+    text += QStringLiteral("<br><i>What to do:</i> %1.").arg(QString::fromStdString(advice).toHtmlEscaped());
   return text;
 }
 

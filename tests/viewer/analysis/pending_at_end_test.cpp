@@ -232,6 +232,15 @@ TEST_CASE("pending-at-end: a loop with star-shaped merges, as the 2014 MirageOS 
   CHECK(test::finding_lines(snapshot.findings) ==
         "pending-at-end note 1100 t=3 from=none suspect=none event=2\n"
         "pending-at-end note 6000 t=12 from=none suspect=none event=31\n");
+  // In a snapshot a loop is pending by design: its note says so, and no
+  // fix goes with a note; the pause, which is no loop, is not called one.
+  REQUIRE(snapshot.findings.size() == 2);
+  CHECK_THAT(snapshot.findings[0].message,
+             Catch::EndsWith("; a loop, pending as a running program's loops are: expected"));
+  CHECK_THAT(snapshot.findings[1].message, !Catch::Contains("a loop"));
+  CHECK(lint_advice("pending-at-end", "note", "thread 3", "", "").empty());
+  CHECK_THAT(lint_advice("pending-at-end", "warning", "thread 3", "", ""), Catch::StartsWith("resolve thread 3 "));
+  CHECK_THAT(lint_advice("pending-at-end", "error", "thread 3", "", ""), Catch::StartsWith("resolve thread 3 "));
 }
 
 TEST_CASE("pending-at-end: a promise the program said should resolve is an error, snapshot or not") {

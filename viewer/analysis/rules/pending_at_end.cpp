@@ -203,6 +203,9 @@ class PendingAtEnd final : public LintRule {
         f.severity = end.ended_cleanly ? LintSeverity::warning : LintSeverity::note;
       }
       f.message = what + "; " + waits;
+      // A loop in a snapshot of a running program: pending by design.
+      if (!end.ended_cleanly && g.merged > 0 && f.severity == LintSeverity::note)
+        f.message += "; a loop, pending as a running program's loops are: expected";
       if (const Waiters* w = waiters.find(root); w != nullptr && !w->threads.empty()) {
         const std::vector<ThreadId>& by = w->threads;
         std::string names = thread_phrase(by[0]);
