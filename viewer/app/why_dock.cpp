@@ -36,6 +36,9 @@ WhyDock::WhyDock(TraceAnalysis* analysis, QWidget* parent) : QWidget(parent), an
   why_ = new QPushButton(QStringLiteral("Why?"), this);
   why_->setToolTip(QStringLiteral("Walk the recorded causes back to the root: resolve, read, notify, spawn"));
   caused_ = new QPushButton(QStringLiteral("What did it cause?"), this);
+  other_ = new QPushButton(this);
+  other_->setObjectName(QStringLiteral("why-other-question"));
+  other_->hide();
   status_ = new QLabel(this);
   status_->setWordWrap(true);
   status_->setTextFormat(Qt::RichText);
@@ -49,6 +52,7 @@ WhyDock::WhyDock(TraceAnalysis* analysis, QWidget* parent) : QWidget(parent), an
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(why_);
   buttons->addWidget(caused_);
+  buttons->addWidget(other_);
   buttons->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(subject_label_);
@@ -58,6 +62,7 @@ WhyDock::WhyDock(TraceAnalysis* analysis, QWidget* parent) : QWidget(parent), an
   layout->addWidget(table_, 1);
   connect(why_, &QPushButton::clicked, this, [this] { ask(CausalDirection::why); });
   connect(caused_, &QPushButton::clicked, this, [this] { ask(CausalDirection::caused); });
+  connect(other_, &QPushButton::clicked, this, [this] { ask_other_question(); });
   connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
     const ThreadId thread = model_->data(index, CausalPathModel::EffectRole).toLongLong();
     const TimeNs from = model_->data(index, CausalPathModel::CauseTimeRole).toLongLong();
@@ -85,6 +90,7 @@ void WhyDock::set_finding(const QString& html) {
 
 void WhyDock::set_subject(std::optional<ThreadId> thread, TimeNs at) {
   set_finding(QString());
+  ask_ = WhyAsk::automatic;
   subject_ = thread;
   subject_event_.reset();
   at_ = at;
@@ -93,6 +99,7 @@ void WhyDock::set_subject(std::optional<ThreadId> thread, TimeNs at) {
 
 void WhyDock::set_subject_record(ThreadId thread, std::int64_t event, TimeNs at) {
   set_finding(QString());
+  ask_ = WhyAsk::automatic;
   subject_ = thread;
   subject_event_ = event;
   at_ = at;
@@ -102,6 +109,7 @@ void WhyDock::set_subject_record(ThreadId thread, std::int64_t event, TimeNs at)
 void WhyDock::show_subject() {
   why_->setEnabled(subject_.has_value());
   caused_->setEnabled(subject_.has_value());
+  other_->hide();
   if (!subject_) {
     subject_label_->setText(QStringLiteral("Select a thread on the timeline, then ask why it acted."));
     model_->clear();
@@ -134,6 +142,8 @@ void WhyDock::ask(CausalDirection direction) {
   if (subject_event_) q.event = *subject_event_;
   q.thread = *subject_;
   q.at = at_;
+  q.ask = ask_;
+  other_->hide();
   QPointer<WhyDock> self(this);
   if (direction == CausalDirection::why) {
     analysis_->ask_why([q](WhyEngine& engine) { return engine.answer(q); },
@@ -159,6 +169,12 @@ void WhyDock::ask(CausalDirection direction) {
   }
 }
 
+void WhyDock::ask_other_question() {
+  if (!answer_ || subject_event_ || answer_->asked_at == INT64_MAX) return;
+  ask_ = answer_->asked == WhyAsk::ended_wait ? WhyAsk::woke : WhyAsk::ended_wait;
+  ask(CausalDirection::why);
+}
+
 void WhyDock::answered(quint64 question, std::optional<WhyAnswer> answer, std::vector<WhyStep> forwards,
                        const QString& error) {
   if (question != pending_) return;  // asked again, or another trace, since
@@ -174,6 +190,15 @@ void WhyDock::answered(quint64 question, std::optional<WhyAnswer> answer, std::v
   if (answer) {
     answer_ = std::move(answer);
     model_->set_path(answer_->steps, CausalDirection::why);
+    // A thread at a time: offer the question not answered.
+    if (!subject_event_ && answer_->asked_at != INT64_MAX) {
+      other_->setText(answer_->asked == WhyAsk::ended_wait ? QStringLiteral("What woke its turn?")
+                                                           : QStringLiteral("What ended its wait?"));
+      other_->setToolTip(answer_->asked == WhyAsk::ended_wait
+                             ? QStringLiteral("Ask what woke the turn it ran in at this time, or its last turn before")
+                             : QStringLiteral("Ask what ended the wait it was in at this time, or its next wait"));
+      other_->show();
+    }
   } else {
     answer_.reset();
     model_->set_path(std::move(forwards), CausalDirection::caused);
@@ -196,6 +221,17 @@ QString WhyDock::status_text() const {
   if (!answer_) return {};
   const WhyAnswer& a = *answer_;
   const QString steps = QString::fromStdString(counted(a.steps.size(), "step"));
+  // Which question was answered, for a thread at a time.
+  QString asked;
+  if (!subject_event_ && a.asked_at != INT64_MAX)
+    asked = QStringLiteral("<i>%1 at %2:</i> ")
+                .arg(a.asked == WhyAsk::ended_wait ? QStringLiteral("What ended the wait it was in")
+                                                   : QStringLiteral("What woke the turn it ran in"),
+                     QString::fromStdString(format_time_us(a.asked_at)));
+  return asked + answer_status(a, steps, total);
+}
+
+QString WhyDock::answer_status(const WhyAnswer& a, const QString& steps, const QString& total) const {
   switch (a.end) {
     case WhyEnd::root:
       return QStringLiteral("%1 back to the root: %2; %3 from the root's record to this one.")

@@ -13,6 +13,12 @@
 // subject is asked the same question at once; until then a new subject
 // clears the table.
 //
+// Which question: a thread at a time is asked what woke the turn it runs
+// in then, or, when it waits then, what ended the wait (why_answer.hpp,
+// WhyAsk). The status line says which was answered, and a button asks the
+// other about the same subject; a new subject is asked the automatic
+// question again.
+//
 // A question that comes from a lint finding (a click in the Anomalies
 // dock, --finding N) shows the finding above the answer: its sentence and
 // what to do about it (set_finding()), since raising this dock hides the
@@ -60,6 +66,11 @@ class WhyDock : public QWidget {
   // Asks about the subject now.
   void ask(CausalDirection direction);
 
+  // Asks the other question (what woke it / what ended its wait) about
+  // the subject, when the last answer was about a thread at a time.
+  void ask_other_question();
+  [[nodiscard]] QPushButton* other_question_button() const { return other_; }
+
   [[nodiscard]] CausalPathModel* model() const { return model_; }
   [[nodiscard]] bool loading() const { return pending_ != 0; }
   [[nodiscard]] QString status_text() const;
@@ -78,6 +89,7 @@ class WhyDock : public QWidget {
   void answered(quint64 question, std::optional<WhyAnswer> answer, std::vector<WhyStep> forwards,
                 const QString& error);
   void show_subject();
+  [[nodiscard]] QString answer_status(const WhyAnswer& a, const QString& steps, const QString& total) const;
 
   std::shared_ptr<const TimelineData> data_;
   CausalPathModel* model_ = nullptr;
@@ -86,11 +98,13 @@ class WhyDock : public QWidget {
   QLabel* status_ = nullptr;
   QPushButton* why_ = nullptr;
   QPushButton* caused_ = nullptr;
+  QPushButton* other_ = nullptr;  // asks the other question about the same subject
   QTableView* table_ = nullptr;
   std::optional<ThreadId> subject_;
   std::optional<std::int64_t> subject_event_;
   TimeNs at_ = 0;
   std::optional<CausalDirection> asked_;  // the last question's direction: new subjects get it too
+  WhyAsk ask_ = WhyAsk::automatic;        // which question about a thread at a time (reset by a new subject)
   std::optional<WhyAnswer> answer_;
   QString error_;
   quint64 next_question_ = 0;

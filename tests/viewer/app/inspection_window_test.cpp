@@ -19,6 +19,7 @@
 #include <QLineEdit>
 #include <QDockWidget>
 #include <QSettings>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -130,6 +131,45 @@ class InspectionWindowTest : public QObject {
     // Every test starts from the whole trace, nothing filtered or marked.
     inspection_->set_simplify_binds(false);
     inspection_->set_data(inspection_->full_data());
+  }
+
+  void why_answers_the_question_the_time_asks_and_offers_the_other() {
+    WhyDock* why = inspection_->why();
+    // Thread 2 at 250 µs waits on 1 (it first runs at 310 µs): what ended
+    // the wait is its read of 1, which 1 resolved.
+    why->set_subject(2, 250000);
+    QSignalSpy changed(why, &WhyDock::path_changed);
+    why->ask(CausalDirection::why);
+    QVERIFY(changed.count() == 1 || changed.wait(10000));
+    QVERIFY(why->answer().has_value());
+    QCOMPARE(why->answer()->asked, WhyAsk::ended_wait);
+    QVERIFY2(why->status_text().startsWith(QStringLiteral("<i>What ended the wait it was in at 250.000 µs:</i>")),
+             qPrintable(why->status_text()));
+    QVERIFY(!why->model()->steps().empty());
+    QCOMPARE(why->model()->steps().front().kind, WhyStepKind::read);
+    QCOMPARE(why->model()->steps().front().cause, ThreadId(1));
+    QPushButton* other = why->other_question_button();
+    QVERIFY(other->isVisible());
+    QCOMPARE(other->text(), QStringLiteral("What woke its turn?"));
+    // One click asks the other question about the same subject: its last
+    // turn by 250 µs began at its spawn of 3 (30 µs), which nothing in the
+    // trace gave it.
+    changed.clear();
+    QTest::mouseClick(other, Qt::LeftButton);
+    QVERIFY(changed.count() == 1 || changed.wait(10000));
+    QCOMPARE(why->answer()->asked, WhyAsk::woke);
+    QVERIFY2(why->status_text().startsWith(QStringLiteral("<i>What woke the turn it ran in at 250.000 µs:</i>")),
+             qPrintable(why->status_text()));
+    QCOMPARE(why->answer()->end, WhyEnd::no_recorded_cause);
+    QCOMPARE(why->answer()->stuck_event, std::int64_t(5));
+    QCOMPARE(other->text(), QStringLiteral("What ended its wait?"));
+    // A new subject is asked the question its time asks: 2 at 310 µs runs.
+    changed.clear();
+    why->set_subject(2, 310000);
+    QVERIFY(changed.count() >= 1 || changed.wait(10000));
+    if (why->loading()) QVERIFY(changed.wait(10000));
+    QCOMPARE(why->answer()->asked, WhyAsk::woke);
+    QCOMPARE(why->model()->steps().front().kind, WhyStepKind::read);
   }
 
   void why_path_matches_the_core_and_is_drawn() {
