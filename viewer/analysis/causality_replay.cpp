@@ -493,6 +493,9 @@ void CausalityReplay::step(const TraceEvent& e, std::vector<ControlTransfer>& ve
     case RecordHead::counter:
     case RecordHead::gc:
     case RecordHead::lost:
+    case RecordHead::drop:  // lost wake-ups, recorded by the thread already running: no hand-over
+    case RecordHead::no_waiter:
+    case RecordHead::queued:
       return;  // no change of control, and "the record just before" skips them
     case RecordHead::switch_:
       on_switch(e, verdicts);
