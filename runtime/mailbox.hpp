@@ -23,7 +23,13 @@
 // Cancellation: a cancelled take is never given a value (the value stays in
 // the box for the next taker); a cancelled put never puts its value.
 // The mailbox must outlive the calls on it; waiters still queued when it
-// dies stay pending (they can still be cancelled).
+// dies stay pending (they can still be cancelled), each recorded as a drop.
+//
+// Lost wake-ups: a Mailbox does not drop one. A put with no taker waiting
+// stores its value, and the next take gets it at once; it records
+// no-waiter(putter's thread, this mailbox's number, mailbox), which numbers
+// the mailbox, and every take or put that blocks after that records
+// queued(waiter, number).
 #pragma once
 
 #include <cassert>
@@ -53,11 +59,12 @@ class Mailbox {
   // box is empty, else when a take has made room. Cancelable while blocked.
   [[nodiscard]] Promise<void> put(T v, std::source_location site = std::source_location::current()) {
     check_invariants();
-    if (contents_.has_value()) return detail::enqueue_waiter(putters_, site, std::move(v));
+    if (contents_.has_value()) return detail::enqueue_waiter(putters_, trace_object_, site, std::move(v));
     if (Taker* taker = takers_.pop_pending()) {
       detail::wake_queued(taker, trace::Reason::mailbox, std::move(v));
     } else {
       contents_.emplace(std::move(v));
+      detail::trace_no_waiter(trace_object_, trace::Reason::mailbox);
     }
     return resolved();
   }
@@ -66,7 +73,7 @@ class Mailbox {
   // put brings one. Cancelable while blocked.
   [[nodiscard]] Promise<T> take(std::source_location site = std::source_location::current()) {
     if (std::optional<T> v = take_available()) return resolved(std::move(*v));
-    return detail::enqueue_waiter(takers_, site);
+    return detail::enqueue_waiter(takers_, trace_object_, site);
   }
 
   // The value in the box, removed, if there is one; never blocks.
@@ -104,6 +111,7 @@ class Mailbox {
   std::optional<T> contents_;
   detail::WaitQueue<Taker> takers_;
   detail::WaitQueue<Putter> putters_;
+  trace::ObjectId trace_object_ = trace::kNoObject;  // its number, from its first no-waiter
 };
 
 }  // namespace skein

@@ -14,6 +14,13 @@
 // the resolve. A cancelled lock() is unlinked and never receives the mutex;
 // a lock() already fulfilled holds it, cancelled or not, and must unlock.
 // The mutex must outlive its waiters' calls.
+//
+// Lost wake-ups: a Mutex does not drop one (an unlock with nobody waiting
+// frees it, and the next lock takes it at once), and, unlike the other
+// primitives, records no no-waiter for it: an unlock with nobody waiting is
+// the common case of every lock and says nothing. So a mutex never gets a
+// number and its waits record no queued. A mutex destroyed with locks
+// waiting records a drop for each.
 #pragma once
 
 #include <cassert>
@@ -42,7 +49,7 @@ class Mutex {
       locked_ = true;
       return resolved();
     }
-    return detail::enqueue_waiter(waiters_, site);
+    return detail::enqueue_waiter(waiters_, trace::kNoObject, site);  // no number: see above
   }
 
   // Hands the mutex to the oldest waiter, or frees it.

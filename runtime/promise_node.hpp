@@ -20,6 +20,13 @@
 // cancellation and cleared when the input settles or dies) and
 // Node::cancel_source (set on a root by a merge; cleared by the proxy it
 // names when that proxy dies).
+//
+// Beside the reference count, a node counts the Resolver handles that point
+// at it (`resolvers`, resolver.hpp), so that the end of the last one while
+// the node's root is pending can be traced as a drop (trace_hooks.hpp). The
+// count saturates at kResolversSaturated: it never wraps, and a node that
+// reached it never records a drop. It lives in padding, so a node is no
+// larger for it.
 #pragma once
 
 #include <cassert>
@@ -64,6 +71,8 @@ struct NodeOps {
   trace::Kind kind;
 };
 
+inline constexpr std::uint16_t kResolversSaturated = 0xffff;
+
 enum NodeFlag : std::uint8_t {
   kUntraced = 1,      // a constant (resolved/failed): never named in a trace
   kCanceled = 2,      // rejected with skein::Canceled
@@ -85,6 +94,7 @@ struct Node {
   std::uint32_t refs = 1;
   NodeState state = NodeState::pending;
   std::uint8_t flags = 0;
+  std::uint16_t resolvers = 0;  // Resolver handles on this node, saturating (see above)
   ThreadId id;  // a root takes the id of what merges into it (proxy.hpp)
   union {
     Waiter* last;              // pending
@@ -112,6 +122,9 @@ struct NodeT<void> : Node {
 
 // The memory budget: a pending Promise<void> with no callbacks costs one node.
 static_assert(sizeof(NodeT<void>) <= 96, "a pending Promise<void> must fit in 96 bytes");
+// The resolver count took padding after `flags`: on 64-bit targets a node
+// stays 40 bytes (OVERVIEW.md, section 1).
+static_assert(sizeof(void*) != 8 || sizeof(NodeT<void>) == 40, "Node::resolvers must not grow the node");
 
 // --- allocation and references ----------------------------------------------
 

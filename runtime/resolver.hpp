@@ -7,6 +7,16 @@
 // silently ignored, as in Lwt, since whoever resolves it may not know yet.
 // A task() promise is cancelable (cancel settles it with skein::Canceled); a
 // wait() promise ignores cancel.
+//
+// Tracing: a Resolver is the program's means to settle its promise. Its node
+// counts the handles on it (promise_node.hpp), and when the last one ends,
+// destroyed or overwritten by an assignment, while the root it would settle
+// is still pending, the runtime records drop(that root, the actor): nothing
+// can settle the promise now but a cancel, and whatever waits on it waits
+// forever (the first of the two lost wake-ups; wait_queue.hpp has the
+// other). A handle that settled its promise, or whose promise was cancelled,
+// records nothing when it ends; nor does one whose node counted
+// kResolversSaturated handles.
 #pragma once
 
 #include <exception>
@@ -57,17 +67,27 @@ template <class T>
 class Resolver {
  public:
   Resolver() noexcept = default;
-  explicit Resolver(detail::NodeT<T>* node) noexcept : node_(node) { detail::add_ref(node_); }
+  explicit Resolver(detail::NodeT<T>* node) noexcept : node_(node) {
+    detail::add_ref(node_);
+    detail::trace_count_resolver(node_);
+  }
   Resolver(const Resolver& other) noexcept : node_(other.node_) {
-    if (node_ != nullptr) detail::add_ref(node_);
+    if (node_ != nullptr) {
+      detail::add_ref(node_);
+      detail::trace_count_resolver(node_);
+    }
   }
   Resolver(Resolver&& other) noexcept : node_(std::exchange(other.node_, nullptr)) {}
+  // The old node goes with `other`: its end is this handle's end on it.
   Resolver& operator=(Resolver other) noexcept {
     std::swap(node_, other.node_);
     return *this;
   }
   ~Resolver() {
-    if (node_ != nullptr) detail::release(node_);
+    if (node_ != nullptr) {
+      detail::trace_drop_resolver(node_);
+      detail::release(node_);
+    }
   }
 
   template <class... A>

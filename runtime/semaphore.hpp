@@ -13,6 +13,14 @@
 // semaphore; the hand-over records notify(releaser's thread -> that waiter,
 // semaphore) before the resolve. A cancelled acquire() is unlinked and never
 // receives a permit. The semaphore must outlive its waiters' calls.
+//
+// Lost wake-ups: a Semaphore does not drop one. A release with nobody
+// waiting keeps its permit in the count, and the next acquire takes it at
+// once; it records no-waiter(releaser's thread, this semaphore's number,
+// semaphore), which numbers the semaphore, and every acquire that waits
+// after that records queued(waiter, number), so a trace shows a permit
+// given back early. A semaphore destroyed with acquires waiting records a
+// drop for each.
 #pragma once
 
 #include <cassert>
@@ -34,7 +42,7 @@ class Semaphore {
   // Fulfilled when the caller holds a permit. Cancelable while waiting.
   [[nodiscard]] Promise<void> acquire(std::source_location site = std::source_location::current()) {
     if (try_acquire()) return resolved();
-    return detail::enqueue_waiter(waiters_, site);
+    return detail::enqueue_waiter(waiters_, trace_object_, site);
   }
 
   // Takes a permit if one is free; never waits.
@@ -45,11 +53,15 @@ class Semaphore {
     return true;
   }
 
-  // Gives a permit to the oldest waiter, or back to the count.
+  // Gives a permit to the oldest waiter, or back to the count (a no-waiter).
   void release() {
     check_invariants();
-    if (PermitWaiter* next = waiters_.pop_pending()) detail::wake_queued(next, trace::Reason::semaphore);
-    else ++count_;
+    if (PermitWaiter* next = waiters_.pop_pending()) {
+      detail::wake_queued(next, trace::Reason::semaphore);
+    } else {
+      ++count_;
+      detail::trace_no_waiter(trace_object_, trace::Reason::semaphore);
+    }
   }
 
   // Free permits.
@@ -65,6 +77,7 @@ class Semaphore {
   }
   std::size_t count_;
   detail::WaitQueue<PermitWaiter> waiters_;
+  trace::ObjectId trace_object_ = trace::kNoObject;  // its number, from its first no-waiter
 };
 
 }  // namespace skein

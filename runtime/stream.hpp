@@ -24,6 +24,13 @@
 // waiter, stream) before its resolve. A cancelled next is unlinked and never
 // receives a value (it stays buffered for the next reader); a cancelled push
 // never pushes. The stream must outlive its waiters' calls.
+//
+// Lost wake-ups: a Stream does not drop one. A push with no reader waiting
+// buffers its value for the next next(); it records no-waiter(pusher's
+// thread, this stream's number, stream), which numbers the stream, and
+// every next or push that waits after that records queued(waiter, number).
+// A stream destroyed with calls waiting (not closed) records a drop for
+// each.
 #pragma once
 
 #include <cassert>
@@ -70,9 +77,10 @@ class Stream {
     }
     if (buffer_.size() < capacity_) {
       buffer_.push_back(std::move(v));
+      detail::trace_no_waiter(trace_object_, trace::Reason::stream);
       return resolved();
     }
-    return detail::enqueue_waiter(pushers_, site, std::move(v));
+    return detail::enqueue_waiter(pushers_, trace_object_, site, std::move(v));
   }
 
   // The oldest value, or nullopt once the stream is closed and drained.
@@ -80,7 +88,7 @@ class Stream {
   [[nodiscard]] Promise<std::optional<T>> next(std::source_location site = std::source_location::current()) {
     if (std::optional<T> v = next_available()) return resolved(std::move(v));
     if (closed_) return resolved(std::optional<T>());
-    return detail::enqueue_waiter(readers_, site);
+    return detail::enqueue_waiter(readers_, trace_object_, site);
   }
 
   // The oldest value if one is there now (buffered, or from a waiting
@@ -144,6 +152,7 @@ class Stream {
   std::deque<T> buffer_;
   detail::WaitQueue<Reader> readers_;
   detail::WaitQueue<Pusher> pushers_;
+  trace::ObjectId trace_object_ = trace::kNoObject;  // its number, from its first no-waiter
 };
 
 }  // namespace skein

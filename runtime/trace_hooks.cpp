@@ -30,6 +30,13 @@ void trace_label_slow(ThreadId thread, std::string_view text) { trace::detail::g
 void trace_counter_slow(std::string_view name, std::int64_t value) { trace::detail::g_trace_sink->counter(name, value); }
 void trace_idle_slow() { trace::detail::g_trace_sink->idle(); }
 void trace_should_resolve_slow(ThreadId thread) { trace::detail::g_trace_sink->should_resolve(thread); }
+void trace_drop_slow(ThreadId thread) { trace::detail::g_trace_sink->drop(thread, g_runtime.actor); }
+void trace_no_waiter_slow(trace::ObjectId object, trace::Reason reason) {
+  trace::detail::g_trace_sink->no_waiter(g_runtime.actor, object, reason);
+}
+void trace_queued_slow(ThreadId waiter, trace::ObjectId object) {
+  trace::detail::g_trace_sink->queued(waiter, object);
+}
 
 void trace_resolve_slow(const Node* node) {
   if (!trace_named(node)) return;

@@ -18,6 +18,13 @@
 // Constants (kUntraced) are not threads: records that would name one are
 // dropped (a bind reading resolved(1) records nothing). The actor comes from
 // actor.hpp.
+//
+// Two hooks keep a little state whether a sink is set or not, because a
+// sink may be set at any moment and must then find it right: a Resolver's
+// count on its node (trace_count_resolver, trace_drop_resolver; a
+// saturating add without a branch) and a primitive's ObjectId, which
+// trace_no_waiter gives it on its first no-waiter record (only with a sink;
+// a primitive numbered under one sink keeps its number under the next).
 #pragma once
 
 #include <source_location>
@@ -49,6 +56,13 @@ namespace skein::detail {
 [[gnu::cold]] void trace_counter_slow(std::string_view name, std::int64_t value);
 [[gnu::cold]] void trace_idle_slow();
 [[gnu::cold]] void trace_should_resolve_slow(ThreadId thread);
+[[gnu::cold]] void trace_drop_slow(ThreadId thread);
+[[gnu::cold]] void trace_no_waiter_slow(trace::ObjectId object, trace::Reason reason);
+[[gnu::cold]] void trace_queued_slow(ThreadId waiter, trace::ObjectId object);
+
+// The next primitive's number (trace_sink.hpp, "Objects"): its own count,
+// never a thread id.
+inline trace::ObjectId g_next_object = 1;
 
 using trace::RecordCode;
 using trace::detail::try_append;
@@ -146,6 +160,55 @@ inline void trace_should_resolve(const Node* node) {
   if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
     if (trace_named(node) && !try_append<RecordCode::should_resolve>(0, node->id, 0, 0))
       trace_should_resolve_slow(node->id);
+  }
+}
+
+// The drop of the root `node` settles, if that root is still pending and
+// is a thread; the caller has seen a sink set.
+[[gnu::always_inline]] inline void trace_drop_record(Node* node) {
+  const Node* root = underlying(node);
+  if (root->state != NodeState::pending || !trace_named(root)) return;
+  if (!try_append<RecordCode::drop>(0, root->id, g_runtime.actor, 0)) trace_drop_slow(root->id);
+}
+// `node`'s last means of being settled is gone (a primitive died with it
+// queued, wait_queue.hpp): drop of its root by the actor, if pending.
+inline void trace_drop(Node* node) {
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] trace_drop_record(node);
+}
+// A Resolver handle now points at `node` (resolver.hpp): one more, unless
+// the count is saturated.
+inline void trace_count_resolver(Node* node) noexcept {
+  if constexpr (trace::kTraceHooks)
+    node->resolvers = static_cast<std::uint16_t>(node->resolvers + (node->resolvers != kResolversSaturated));
+}
+// A Resolver handle on `node` ends (destroyed, or overwritten by
+// assignment): one fewer, unless saturated; the last one's end while the
+// root it settles is pending is a drop by the actor. Settling through a
+// handle changes no count: the handle still exists.
+inline void trace_drop_resolver(Node* node) {
+  if constexpr (trace::kTraceHooks) {
+    node->resolvers = static_cast<std::uint16_t>(node->resolvers - (node->resolvers != kResolversSaturated));
+    if (trace_sink_on() != nullptr) [[unlikely]] {
+      if (node->resolvers == 0) trace_drop_record(node);
+    }
+  }
+}
+// The actor signalled a primitive that nobody waits on (condition.hpp,
+// semaphore.hpp, mailbox.hpp, stream.hpp); `object` is the primitive's
+// number, given here the first time.
+inline void trace_no_waiter(trace::ObjectId& object, trace::Reason reason) {
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (object == trace::kNoObject) object = g_next_object++;
+    if (!try_append<RecordCode::no_waiter>(static_cast<std::uint8_t>(reason), g_runtime.actor, object, 0))
+      trace_no_waiter_slow(object, reason);
+  }
+}
+// `waiter`, a blocking call's new thread, joined the queue of primitive
+// `object` (wait_queue.hpp); nothing while the primitive has no number.
+inline void trace_queued(const Node* waiter, trace::ObjectId object) {
+  if constexpr (trace::kTraceHooks) if (trace_sink_on() != nullptr) [[unlikely]] {
+    if (object != trace::kNoObject && !try_append<RecordCode::queued>(0, waiter->id, object, 0))
+      trace_queued_slow(waiter->id, object);
   }
 }
 

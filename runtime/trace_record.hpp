@@ -88,7 +88,7 @@ namespace skein::trace {
 // (recorder/format/record.hpp), which static_asserts that they agree.
 enum class RecordCode : std::uint8_t {
   site, spawn, label, switch_, wait, read, notify, resolve, merge, counter, idle, gc, lost, end,
-  return_, should_resolve, snapshot
+  return_, should_resolve, snapshot, drop, no_waiter, queued
 };
 
 // One record as the hooks store it: raw ticks and small integers; strings
@@ -96,7 +96,7 @@ enum class RecordCode : std::uint8_t {
 struct Record {
   std::uint64_t ticks;
   std::int64_t a;      // the first thread (or count, duration)
-  std::int64_t b;      // the second thread (or value)
+  std::int64_t b;      // the second thread (or value, or an object's number)
   std::uint32_t ref;   // a string id or a site id
   std::uint8_t head;   // RecordCode
   std::uint8_t code;   // kind, reason or outcome

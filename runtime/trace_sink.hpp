@@ -26,7 +26,20 @@
 //   should_resolve
 //              the program expects a thread to settle (should_resolve.hpp):
 //              still pending at the end, it is an error even in a snapshot;
+//   drop       a pending thread's last means of being settled is gone, `by`
+//              the actor: its last Resolver ended (resolver.hpp), or the
+//              primitive it waited in died with it queued (wait_queue.hpp);
+//   no_waiter  a signal, release, put or push found no thread waiting on
+//              the primitive `object` (condition.hpp, semaphore.hpp,
+//              mailbox.hpp, stream.hpp; a Mutex's unlock records none);
+//   queued     a blocking call's thread joined the wait queue of `object`,
+//              once that primitive has a number (its first no_waiter);
 //   label, counter, idle (the loop is about to block).
+//
+// Objects. A primitive that records a no_waiter gets a number then, its
+// ObjectId, kept for its life: counted up from 1 by a process-wide counter
+// of its own (trace_hooks.hpp), apart from thread ids, so an object is
+// never taken for a thread.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +70,11 @@ enum class Reason : std::uint8_t {
 };
 enum class Outcome : std::uint8_t { ok, fail, cancel };
 
+// A synchronisation primitive's number in the trace (no_waiter, queued):
+// 1 and up; kNoObject until its first no_waiter (see Objects above).
+using ObjectId = std::int64_t;
+inline constexpr ObjectId kNoObject = 0;
+
 [[nodiscard]] std::string_view kind_name(Kind kind);
 [[nodiscard]] std::string_view reason_name(Reason reason);
 [[nodiscard]] std::string_view outcome_name(Outcome outcome);
@@ -76,6 +94,14 @@ class Sink {
   virtual void counter(std::string_view name, std::int64_t value) = 0;
   virtual void idle() = 0;
   virtual void should_resolve(ThreadId thread) = 0;
+  // `thread`, pending, can never be settled now; `by` let go of the last
+  // means to settle it.
+  virtual void drop(ThreadId thread, ThreadId by) = 0;
+  // `sender` signalled primitive `object` and no thread was waiting;
+  // `reason` says which primitive (condition, semaphore, mailbox, stream).
+  virtual void no_waiter(ThreadId sender, ObjectId object, Reason reason) = 0;
+  // `waiter`, a blocking call's thread, joined primitive `object`'s queue.
+  virtual void queued(ThreadId waiter, ObjectId object) = 0;
 
   // The generation of this sink's record window (trace_record.hpp), or
   // kNoOwner for a sink without one; set_sink() opens the window to it.

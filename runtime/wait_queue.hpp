@@ -36,6 +36,19 @@
 // permit) belongs to the waiter from the moment its promise is settled,
 // whether its callbacks run then or later.
 //
+// Lost wake-ups. Two ways a waiter can end up never woken are recorded at
+// their source. A signal, release, put or push with nobody waiting records
+// no-waiter(actor, the primitive's number, reason): the primitive is given
+// a number (trace::ObjectId) by that first record, and from then on each
+// waiter that joins one of its queues records queued(waiter, number), so a
+// trace shows which waits came after a signal that found nobody
+// (enqueue_waiter takes the number; a primitive that never missed a waiter
+// passes trace::kNoObject and records no queued). Each primitive's header
+// says what a signal with nobody waiting does to it: only a Condition loses
+// it; the others keep what was given. And a queue that dies with waiters
+// in it (invariant 4) records drop(waiter, actor) for each: nothing can
+// wake them now.
+//
 // Invariants:
 //   1. A node is in at most one queue: `queue` is that queue or null, and the
 //      queue holds one reference on each node in it.
@@ -46,7 +59,8 @@
 //      or a cancellation is the last step of an operation, or of one
 //      iteration of broadcast/close over a local queue).
 //   4. A queue that dies with nodes in it lets them go pending (Lwt: the
-//      waiters of a collected mvar sleep forever); they stay cancelable.
+//      waiters of a collected mvar sleep forever), each recorded as a drop
+//      by the actor; they stay cancelable.
 //   5. 0 <= g_sync_wake_budget <= kSyncWakeBudget; it only grows back when
 //      the loop runs a deferred wake-up (the stack is at its bottom then).
 #pragma once
@@ -164,10 +178,11 @@ class WaitQueue {
     into.size_ = std::exchange(size_, 0);
   }
 
-  // Lets every node go, unsettled (invariant 4).
+  // Lets every node go, unsettled, each a drop (invariant 4).
   void detach_all() noexcept {
     while (N* n = head_) {
       remove(n);
+      trace_drop(n);
       release(n);
     }
   }
@@ -197,14 +212,16 @@ void cancel_queued(Node* self, Node* root, CancelWork&) {
 template <class N>
 inline constexpr NodeOps queued_ops{&destroy_as<N>, &cancel_queued<N>, N::kind};
 
-// A new waiter in `queue`, spawned (kind N::kind) at `site`; its promise.
+// A new waiter in `queue`, spawned (kind N::kind) at `site`, and queued in
+// primitive `object` if that has a number (this file's header); its promise.
 template <class N, class... A>
-[[nodiscard]] Promise<typename N::value_type> enqueue_waiter(WaitQueue<N>& queue, const std::source_location& site,
-                                                             A&&... extra) {
+[[nodiscard]] Promise<typename N::value_type> enqueue_waiter(WaitQueue<N>& queue, trace::ObjectId object,
+                                                             const std::source_location& site, A&&... extra) {
   N* n = make_node<N>(&queued_ops<N>, std::forward<A>(extra)...);
   Promise<typename N::value_type> p = Promise<typename N::value_type>::adopt(n);
   trace_spawn(n, site);
   queue.push(n);
+  trace_queued(n, object);
   return p;
 }
 

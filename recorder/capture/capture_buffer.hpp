@@ -96,7 +96,12 @@ SKEIN_SAME_HEAD(end);
 SKEIN_SAME_HEAD(return_);
 SKEIN_SAME_HEAD(should_resolve);
 SKEIN_SAME_HEAD(snapshot);
+SKEIN_SAME_HEAD(drop);
+SKEIN_SAME_HEAD(no_waiter);
+SKEIN_SAME_HEAD(queued);
 #undef SKEIN_SAME_HEAD
+static_assert(static_cast<std::size_t>(trace::RecordCode::queued) + 1 == kRecordHeadCount,
+              "every record head has its runtime code: a new head is added to both enums, at the end");
 
 inline constexpr std::size_t kChunkBytes = 32 * 1024;
 inline constexpr std::size_t kRecordsPerChunk = kChunkBytes / sizeof(CapturedRecord) - 1;

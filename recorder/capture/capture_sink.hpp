@@ -86,6 +86,18 @@ class CaptureSink final : public trace::Sink {
     if (!owned()) [[unlikely]] return refuse();
     emit<RecordCode::should_resolve>(0, thread, 0, 0);
   }
+  void drop(ThreadId thread, ThreadId by) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit<RecordCode::drop>(0, thread, by, 0);
+  }
+  void no_waiter(ThreadId sender, trace::ObjectId object, trace::Reason reason) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit<RecordCode::no_waiter>(static_cast<std::uint8_t>(reason), sender, object, 0);
+  }
+  void queued(ThreadId waiter, trace::ObjectId object) override {
+    if (!owned()) [[unlikely]] return refuse();
+    emit<RecordCode::queued>(0, waiter, object, 0);
+  }
 
   [[nodiscard]] std::uint64_t refused() const noexcept { return refused_.load(std::memory_order_relaxed); }
 

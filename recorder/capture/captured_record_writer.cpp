@@ -114,9 +114,11 @@ char* put_symbol(char* p, const PaddedSymbol& symbol) noexcept {
   return p + symbol.size;
 }
 
-// The longest fast line: "(notify" or "(resolve", three integers of up to 21
-// characters with their spaces, a symbol from the fixed tables, ")".
+// The longest fast line: "(no-waiter", three integers of up to 21
+// characters with their spaces, a symbol from the fixed tables (written as
+// 16 bytes), ")".
 constexpr std::size_t kFastLineBytes = 128;
+static_assert(sizeof("(no-waiter") - 1 + 3 * 21 + sizeof(PaddedSymbol::text) + 1 <= kFastLineBytes);
 
 }  // namespace
 
@@ -197,6 +199,16 @@ inline bool CapturedRecordWriter::write_fast(TraceWriter& out, const CapturedRec
     case RecordHead::switch_: p = put_id(put_time(put_literal(p, "(switch"), c.ticks), c.a); break;
     case RecordHead::idle: p = put_time(put_literal(p, "(idle"), c.ticks); break;
     case RecordHead::lost: p = put_integer(put_time(put_literal(p, "(lost"), c.ticks), c.a); break;
+    case RecordHead::drop:
+      p = put_id(put_id(put_time(put_literal(p, "(drop"), c.ticks), c.a), c.b);
+      break;
+    case RecordHead::no_waiter:  // an object is not a thread: its number bypasses the id cache
+      p = put_integer(put_id(put_time(put_literal(p, "(no-waiter"), c.ticks), c.a), c.b);
+      p = put_symbol(p, kReasonSymbols[c.code]);
+      break;
+    case RecordHead::queued:
+      p = put_integer(put_id(put_time(put_literal(p, "(queued"), c.ticks), c.a), c.b);
+      break;
     default: return false;
   }
   *p++ = ')';
@@ -245,6 +257,11 @@ void CapturedRecordWriter::write_slow(TraceWriter& out, const CapturedRecord& c)
     case RecordHead::gc: out.write(GcRecord{t, c.a}); return;
     case RecordHead::end: out.write(EndRecord{t}); return;
     case RecordHead::should_resolve: out.write(ShouldResolveRecord{t, c.a}); return;
+    case RecordHead::drop: out.write(DropRecord{t, c.a, c.b}); return;
+    case RecordHead::no_waiter:
+      out.write(NoWaiterRecord{t, c.a, c.b, trace::reason_name(static_cast<trace::Reason>(c.code))});
+      return;
+    case RecordHead::queued: out.write(QueuedRecord{t, c.a, c.b}); return;
     case RecordHead::return_:
     case RecordHead::snapshot: return;  // the runtime records neither (FORMAT.md)
     case RecordHead::site: return;  // sites travel in the site table, not as records

@@ -37,7 +37,7 @@ class CapturedRecordWriter {
 
  private:
   // The common heads (spawn, wait, read, notify, resolve without a message,
-  // merge, switch, idle, lost) are formatted here, straight into the
+  // merge, switch, idle, lost, drop, no-waiter, queued) are formatted here, straight into the
   // writer's buffer, without building a Record: their symbols come from
   // fixed tables and need no checking, and most records share their time
   // with the record before (the capture stamps one record in several), so

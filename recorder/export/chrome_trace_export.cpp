@@ -1,8 +1,8 @@
 // chrome_trace_export.cpp — three passes over the database, in id order:
 // activations (each thread's extent, so its slice encloses them); then the
 // metadata, one slice per thread and one "run" slice per activation; then
-// the timed events, written as edges, labels, counters and the scheduler's
-// records. An idle slice closes at the next event (or end_time). Track names
+// the timed events, written as edges, labels, counters, lost wake-ups and
+// the scheduler's records. An idle slice closes at the next event (or end_time). Track names
 // are JSON-escaped once; a thread id no threads row has gets a track when
 // first met, and its metadata after the events.
 #include "recorder/export/chrome_trace_export.hpp"
@@ -246,7 +246,8 @@ Status write_activations(TraceStore& store, ChromeWriter& w, TrackTable& tracks)
   });
 }
 
-// One pass over the events: edges, labels, counters, idle, gc, lost.
+// One pass over the events: edges, labels, counters, lost wake-ups, idle,
+// gc, lost.
 class EventPass {
  public:
   EventPass(ChromeWriter& w, TrackTable& tracks, TimeNs end_time)
@@ -286,6 +287,21 @@ class EventPass {
           w_.close_args();
           w_.close();
           break;
+        case RecordHead::drop:
+          if (e.target == kNoThread) break;
+          lost_wakeup(id, time, e.target, "drop");
+          if (e.actor != kNoThread) w_.arg("by", e.actor);
+          w_.close_args();
+          w_.close();
+          break;
+        case RecordHead::no_waiter:
+          if (e.actor == kNoThread) break;
+          lost_wakeup(id, time, e.actor, "no-waiter");
+          if (e.has_value) w_.arg("object", e.value);
+          if (e.has_text) w_.arg("reason", e.text);
+          w_.close_args();
+          w_.close();
+          break;
         case RecordHead::idle: idle_since_ = time; break;
         case RecordHead::gc:
           w_.begin('X', kChromeGcTid);
@@ -313,6 +329,17 @@ class EventPass {
 
  private:
   std::int64_t tid(ThreadId id) { return tracks_.at(id).tid; }
+
+  // A lost wake-up's instant on `thread`'s track, args opened with its
+  // event id; the caller adds its own args and closes.
+  void lost_wakeup(std::int64_t id, TimeNs time, ThreadId thread, std::string_view name) {
+    w_.begin('i', tid(thread));
+    w_.ts(time);
+    w_.json().raw(",\"s\":\"t\",\"cat\":\"lost-wakeup\"");
+    w_.field("name", name);
+    w_.open_args();
+    w_.arg("event", id);
+  }
 
   void close_idle(TimeNs now) {
     if (idle_since_ == kNoTime) return;

@@ -27,7 +27,13 @@
 //   - labels as instant events (`"ph":"i"`, args.text) on their thread's
 //     track, counters as `"ph":"C"` (args.value), `idle` as a slice on the
 //     scheduler's track up to the next record, `gc` as a slice of its
-//     duration on the gc track, `lost` as a process-wide instant.
+//     duration on the gc track, `lost` as a process-wide instant;
+//   - the lost wake-ups as thread instants (`"ph":"i"`, `"s":"t"`, cat
+//     "lost-wakeup"): a `drop` named "drop" on the dropped thread's track
+//     (args.by, the thread that let go), a `no-waiter` named "no-waiter" on
+//     the signalling thread's track (args.object, args.reason, escaped as
+//     every string is); both carry args.event. A `queued` is not drawn: its
+//     thread's spawn edge is already at the same place.
 // Times: ts and dur are microseconds written exactly from the integer
 // nanoseconds (json_stream.hpp), so equal times are equal numbers.
 //

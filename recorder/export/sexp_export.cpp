@@ -88,6 +88,15 @@ class RecordRebuilder {
         if (!need(row.target, "thread")) break;
         return ShouldResolveRecord{t, *row.target};
       case RecordHead::snapshot: return SnapshotRecord{t};
+      case RecordHead::drop:
+        if (!need(row.actor, "by") || !need(row.target, "thread")) break;
+        return DropRecord{t, *row.target, *row.actor};
+      case RecordHead::no_waiter:
+        if (!need(row.actor, "sender") || !object(row.value) || !symbol(row.text, "reason")) break;
+        return NoWaiterRecord{t, *row.actor, *row.value, *row.text};
+      case RecordHead::queued:
+        if (!need(row.target, "waiter") || !object(row.value)) break;
+        return QueuedRecord{t, *row.target, *row.value};
     }
     return std::nullopt;
   }
@@ -142,6 +151,13 @@ class RecordRebuilder {
     if (!need(field, what)) return false;
     if (*field >= 0) return true;
     fail("negative " + std::string(what) + " " + std::to_string(*field));
+    return false;
+  }
+  // A primitive's number: 1 and up (record.hpp, invariant 7).
+  bool object(const std::optional<std::int64_t>& field) {
+    if (!need(field, "object")) return false;
+    if (*field >= 1) return true;
+    fail("object " + std::to_string(*field) + " (objects are 1 and up)");
     return false;
   }
   bool string(const std::optional<std::string_view>& field, std::string_view what) {

@@ -11,7 +11,8 @@ namespace {
 
 constexpr std::array<std::string_view, kRecordHeadCount> kHeadNames = {
     "site", "spawn", "label", "switch", "wait", "read", "notify",
-    "resolve", "merge", "counter", "idle", "gc", "lost", "end", "return", "should-resolve", "snapshot"};
+    "resolve", "merge", "counter", "idle", "gc", "lost", "end", "return", "should-resolve", "snapshot",
+    "drop", "no-waiter", "queued"};
 
 constexpr std::array<std::string_view, 3> kOutcomeNames = {"ok", "fail", "cancel"};
 
@@ -57,6 +58,8 @@ std::optional<ThreadId> actor_of(const Record& r) {
         else if constexpr (std::is_same_v<R, ResolveRecord>) return rec.by;
         else if constexpr (std::is_same_v<R, MergeRecord>) return rec.thread;
         else if constexpr (std::is_same_v<R, ReturnRecord>) return rec.thread;
+        else if constexpr (std::is_same_v<R, DropRecord>) return rec.by;
+        else if constexpr (std::is_same_v<R, NoWaiterRecord>) return rec.sender;
         else return std::nullopt;
       },
       r);

@@ -11,14 +11,16 @@
 // Invariants a well-formed record holds (the reader enforces them, the writer
 // assumes them):
 //   1. time >= 0 (nanoseconds since the header's origin);
-//   2. symbols (spawn kind, notify reason) are non-empty and use only the
-//      symbol characters listed in FORMAT.md;
+//   2. symbols (spawn kind, notify and no-waiter reason) are non-empty and
+//      use only the symbol characters listed in FORMAT.md;
 //   3. strings are at most kMaxStringBytes long;
 //   4. counts and durations (lost, gc) and site lines are >= 0, site ids lie
 //      in [0, kMaxSiteId];
 //   5. times and gc durations are at most kMaxTime, so that the sum or the
 //      difference of any two fits in 64 bits (FORMAT.md, "Limits");
-//   6. no thread id is kReservedThreadId.
+//   6. no thread id is kReservedThreadId;
+//   7. an object (no-waiter, queued) is >= 1: a synchronisation primitive's
+//      number, never a thread id.
 #pragma once
 
 #include <array>
@@ -35,6 +37,7 @@ namespace skein {
 using ThreadId = std::int64_t;  // -1: the scheduler (nobody); 0: the main thread
 using TimeNs = std::int64_t;    // nanoseconds since the trace's origin
 using SiteId = std::int64_t;
+using ObjectId = std::int64_t;  // a synchronisation primitive's number: 1 and up, not a thread
 
 inline constexpr ThreadId kScheduler = -1;
 inline constexpr ThreadId kMainThread = 0;
@@ -142,17 +145,38 @@ struct ShouldResolveRecord {
 struct SnapshotRecord {
   TimeNs time = 0;
 };
+// `by` let go of the last means to settle `thread`, still pending: its last
+// Resolver, or the primitive it waited in. `thread` can never be settled.
+struct DropRecord {
+  TimeNs time = 0;
+  ThreadId thread = 0;
+  ThreadId by = 0;
+};
+// `sender` signalled primitive `object` and no thread was waiting; `reason`
+// names the primitive's kind (condition, semaphore, mailbox, stream).
+struct NoWaiterRecord {
+  TimeNs time = 0;
+  ThreadId sender = 0;
+  ObjectId object = 1;
+  std::string_view reason;
+};
+// `waiter`, a blocking call's thread, joined primitive `object`'s queue.
+struct QueuedRecord {
+  TimeNs time = 0;
+  ThreadId waiter = 0;
+  ObjectId object = 1;
+};
 
 // The order of alternatives is the order of RecordHead below.
 using Record = std::variant<SiteRecord, SpawnRecord, LabelRecord, SwitchRecord, WaitRecord,
                             ReadRecord, NotifyRecord, ResolveRecord, MergeRecord, CounterRecord,
                             IdleRecord, GcRecord, LostRecord, EndRecord, ReturnRecord,
-                            ShouldResolveRecord, SnapshotRecord>;
+                            ShouldResolveRecord, SnapshotRecord, DropRecord, NoWaiterRecord, QueuedRecord>;
 
 // Codes are stable: a new head is added at the end (the store keeps them).
 enum class RecordHead : std::uint8_t {
   site, spawn, label, switch_, wait, read, notify, resolve, merge, counter, idle, gc, lost, end,
-  return_, should_resolve, snapshot
+  return_, should_resolve, snapshot, drop, no_waiter, queued
 };
 inline constexpr std::size_t kRecordHeadCount = std::variant_size_v<Record>;
 
@@ -170,10 +194,11 @@ inline constexpr std::size_t kRecordHeadCount = std::variant_size_v<Record>;
 
 // The thread doing the record (FORMAT.md, "actor"), or nullopt for records
 // that have no actor (site, counter, idle, gc, lost, end, should-resolve,
-// snapshot).
+// snapshot, queued).
 [[nodiscard]] std::optional<ThreadId> actor_of(const Record& r);
 
-// Calls f(id) for every thread id a record names, the scheduler included.
+// Calls f(id) for every thread id a record names, the scheduler included
+// (an object is not a thread: no-waiter and queued name one thread each).
 template <class F>
 void for_each_thread(const Record& r, F&& f) {
   std::visit(
@@ -187,6 +212,9 @@ void for_each_thread(const Record& r, F&& f) {
         else if constexpr (std::is_same_v<R, NotifyRecord>) { f(rec.sender); f(rec.receiver); }
         else if constexpr (std::is_same_v<R, ResolveRecord>) { f(rec.thread); f(rec.by); }
         else if constexpr (std::is_same_v<R, MergeRecord>) { f(rec.thread); f(rec.into); }
+        else if constexpr (std::is_same_v<R, DropRecord>) { f(rec.thread); f(rec.by); }
+        else if constexpr (std::is_same_v<R, NoWaiterRecord>) { f(rec.sender); }
+        else if constexpr (std::is_same_v<R, QueuedRecord>) { f(rec.waiter); }
       },
       r);
 }

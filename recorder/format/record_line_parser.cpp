@@ -39,6 +39,7 @@ std::optional<RecordHead> lookup_head(std::string_view h) {
       if (h == "site") return RecordHead::site;
       if (h == "idle") return RecordHead::idle;
       if (h == "lost") return RecordHead::lost;
+      if (h == "drop") return RecordHead::drop;
       break;
     case 5:
       if (h == "spawn") return RecordHead::spawn;
@@ -49,6 +50,7 @@ std::optional<RecordHead> lookup_head(std::string_view h) {
       if (h == "switch") return RecordHead::switch_;
       if (h == "notify") return RecordHead::notify;
       if (h == "return") return RecordHead::return_;
+      if (h == "queued") return RecordHead::queued;
       break;
     case 8:
       if (h == "snapshot") return RecordHead::snapshot;
@@ -56,6 +58,9 @@ std::optional<RecordHead> lookup_head(std::string_view h) {
     case 7:
       if (h == "resolve") return RecordHead::resolve;
       if (h == "counter") return RecordHead::counter;
+      break;
+    case 9:
+      if (h == "no-waiter") return RecordHead::no_waiter;
       break;
     case 14:
       if (h == "should-resolve") return RecordHead::should_resolve;
@@ -164,6 +169,14 @@ struct LineCursor {
     const char* start = (skip_space(), p);
     if (!integer(out, "an integer site id")) return false;
     if (out < 0 || out > kMaxSiteId) return fail(start, "site id out of range (0 to 2147483647)");
+    return true;
+  }
+
+  // A primitive's number (no-waiter, queued): 1 and up.
+  bool object(ObjectId& out) {
+    const char* start = (skip_space(), p);
+    if (!integer(out, "an integer object number")) return false;
+    if (out < 1) return fail(start, "object number out of range (1 to 9223372036854775807)");
     return true;
   }
 
@@ -463,6 +476,25 @@ bool LineCursor::record_fields(RecordHead h, Record& out) {
     case RecordHead::snapshot: {
       SnapshotRecord r;
       if (!time(r.time)) return false;
+      out = r;
+      return true;
+    }
+    case RecordHead::drop: {
+      DropRecord r;
+      if (!time(r.time) || !thread(r.thread) || !thread(r.by)) return false;
+      out = r;
+      return true;
+    }
+    case RecordHead::no_waiter: {
+      NoWaiterRecord r;
+      if (!time(r.time) || !thread(r.sender) || !object(r.object) || !symbol(r.reason, "a reason symbol"))
+        return false;
+      out = r;
+      return true;
+    }
+    case RecordHead::queued: {
+      QueuedRecord r;
+      if (!time(r.time) || !thread(r.waiter) || !object(r.object)) return false;
       out = r;
       return true;
     }

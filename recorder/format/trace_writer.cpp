@@ -60,6 +60,7 @@ std::size_t strings_bound(const R& r) {
   else if constexpr (std::is_same_v<R, ResolveRecord>)
     return r.message ? sexp::max_quoted_size(r.message->size()) : 0;
   else if constexpr (std::is_same_v<R, CounterRecord>) return sexp::max_quoted_size(r.name.size());
+  else if constexpr (std::is_same_v<R, NoWaiterRecord>) return r.reason.size() + 1;
   else return 0;
 }
 
@@ -148,6 +149,22 @@ char* format_into(char* p, const R& r) {
   } else if constexpr (std::is_same_v<R, SnapshotRecord>) {
     f.raw("(snapshot");
     f.integer(r.time);
+  } else if constexpr (std::is_same_v<R, DropRecord>) {
+    f.raw("(drop");
+    f.integer(r.time);
+    f.integer(r.thread);
+    f.integer(r.by);
+  } else if constexpr (std::is_same_v<R, NoWaiterRecord>) {
+    f.raw("(no-waiter");
+    f.integer(r.time);
+    f.integer(r.sender);
+    f.integer(r.object);
+    f.symbol(r.reason);
+  } else if constexpr (std::is_same_v<R, QueuedRecord>) {
+    f.raw("(queued");
+    f.integer(r.time);
+    f.integer(r.waiter);
+    f.integer(r.object);
   }
   *f.p++ = ')';
   return f.p;
@@ -227,6 +244,9 @@ void TraceWriter::write(const EndRecord& r) { write_one(r); }
 void TraceWriter::write(const ReturnRecord& r) { write_one(r); }
 void TraceWriter::write(const ShouldResolveRecord& r) { write_one(r); }
 void TraceWriter::write(const SnapshotRecord& r) { write_one(r); }
+void TraceWriter::write(const DropRecord& r) { write_one(r); }
+void TraceWriter::write(const NoWaiterRecord& r) { write_one(r); }
+void TraceWriter::write(const QueuedRecord& r) { write_one(r); }
 
 void TraceWriter::write_header(const TraceHeader& header) {
   const std::string line = format_header(header) + '\n';

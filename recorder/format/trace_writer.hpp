@@ -51,6 +51,9 @@ class TraceWriter {
   void write(const ReturnRecord& r);
   void write(const ShouldResolveRecord& r);
   void write(const SnapshotRecord& r);
+  void write(const DropRecord& r);
+  void write(const NoWaiterRecord& r);
+  void write(const QueuedRecord& r);
   // A comment line ("; text"), for hand-made and generated traces.
   void write_comment(std::string_view text);
   // A line written as it is (plus the newline); for text formatted ahead of

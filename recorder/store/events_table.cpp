@@ -71,6 +71,12 @@ TraceEvent trace_event_of(const Record& record) {
           timed(r.time); actor(r.thread);
         } else if constexpr (std::is_same_v<R, ShouldResolveRecord>) {
           timed(r.time); target(r.thread);
+        } else if constexpr (std::is_same_v<R, DropRecord>) {
+          timed(r.time); actor(r.by); target(r.thread);
+        } else if constexpr (std::is_same_v<R, NoWaiterRecord>) {
+          timed(r.time); actor(r.sender); value(r.object); text(r.reason);
+        } else if constexpr (std::is_same_v<R, QueuedRecord>) {
+          timed(r.time); target(r.waiter); value(r.object);
         } else {
           static_assert(std::is_same_v<R, IdleRecord> || std::is_same_v<R, EndRecord> ||
                         std::is_same_v<R, SnapshotRecord>);

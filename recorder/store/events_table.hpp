@@ -27,9 +27,14 @@
 // | return  | THREAD |          |                |         |
 // | should-resolve | | THREAD  |                |         |
 // | snapshot |       |          |                |         |
+// | drop    | BY     | THREAD   |                |         |
+// | no-waiter | SENDER |        | OBJECT         | REASON  |
+// | queued  |        | WAITER   | OBJECT         |         |
 //
 // Every record has a time but a site record, whose file, line and function
-// live in the sites table. `head` holds the RecordHead's number.
+// live in the sites table. `head` holds the RecordHead's number. OBJECT, a
+// primitive's number, is a value: never an actor or target, so never a
+// thread.
 //
 // Invariants:
 //   1. An absent field is absent in one way: has_time, has_value or

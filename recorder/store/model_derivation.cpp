@@ -295,6 +295,13 @@ struct ModelDerivation::State {
   void on(const ReturnRecord& r) { run(mention(r.thread, r.time), r.time); }
   void on(const ShouldResolveRecord& r) { mention(r.thread, r.time); }
   void on(const SnapshotRecord& r) { run(kNone, r.time); }
+  // Rule 2: named, not run.
+  void on(const DropRecord& r) {
+    mention(r.by, r.time);
+    mention(r.thread, r.time);
+  }
+  void on(const NoWaiterRecord& r) { mention(r.sender, r.time); }
+  void on(const QueuedRecord& r) { mention(r.waiter, r.time); }
 
   void on(const WaitRecord& r) {
     run(mention(r.waiter, r.time), r.time);

@@ -15,8 +15,12 @@
 //      spawns). A later spawn of an implicit thread fills in its parent,
 //      kind and site; a second spawn of a spawned thread is a warning.
 //   2. The running thread is the actor of the latest record that has one
-//      (record.hpp's actor_of), except label: labelling a thread does not
-//      run it. -1 as actor, an idle and the end record mean nobody runs. An
+//      (record.hpp's actor_of), except label, drop and no-waiter: labelling
+//      a thread does not run it, and a drop or a no-waiter says what became
+//      of a waiter or a signal, not who took control (the runtime records
+//      them as the thread already running; the causality replay skips them
+//      too). Their threads are still named (rule 1; a no-waiter's OBJECT is
+//      no thread). -1 as actor, an idle and the end record mean nobody runs. An
 //      activation is a maximal stretch during which one thread runs: from
 //      the record that made it the running thread to the record that made
 //      another (or nobody) the running one, or the trace's end (its latest

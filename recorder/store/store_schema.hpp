@@ -27,7 +27,7 @@
 
 namespace skein {
 
-inline constexpr std::int64_t kStoreSchemaVersion = 2;
+inline constexpr std::int64_t kStoreSchemaVersion = 3;
 inline constexpr std::int64_t kStoreApplicationId = 0x536b6e31;  // "Skn1"
 
 // events.head: the RecordHead codes, fixed for the database format.
@@ -40,7 +40,9 @@ static_assert(static_cast<int>(RecordHead::site) == 0 && static_cast<int>(Record
                   static_cast<int>(RecordHead::lost) == 12 && static_cast<int>(RecordHead::end) == 13 &&
                   static_cast<int>(RecordHead::return_) == 14 &&
                   static_cast<int>(RecordHead::should_resolve) == 15 &&
-                  static_cast<int>(RecordHead::snapshot) == 16,
+                  static_cast<int>(RecordHead::snapshot) == 16 && static_cast<int>(RecordHead::drop) == 17 &&
+                  static_cast<int>(RecordHead::no_waiter) == 18 && static_cast<int>(RecordHead::queued) == 19 &&
+                  kRecordHeadCount == 20,
               "events.head codes are part of the database format (SCHEMA.md)");
 
 // events.value of a resolve record.

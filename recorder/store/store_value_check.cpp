@@ -32,7 +32,7 @@ struct TableCheck {
 
 constexpr std::string_view kMaxTimeSql = "4611686018427387903";
 static_assert(kMaxTime == 4611686018427387903, "kMaxTimeSql spells kMaxTime");
-static_assert(kRecordHeadCount == 17, "the head rule below spells the last head code");
+static_assert(kRecordHeadCount == 20, "the head rule below spells the last head code");
 
 // True (1) for a value out of range; NULL, which compares as NULL, passes.
 // Text and blobs compare greater than every number, so they fail the upper
@@ -43,7 +43,7 @@ std::string predicate(const ColumnCheck& c) {
     case Rule::time: return "(" + col + " < 0 OR " + col + " > " + std::string(kMaxTimeSql) + ")";
     case Rule::thread:
       return "(" + col + " < -9223372036854775807 OR " + col + " > 9223372036854775807)";
-    case Rule::head: return "(" + col + " < 0 OR " + col + " > 16)";
+    case Rule::head: return "(" + col + " < 0 OR " + col + " > 19)";
     case Rule::gc_duration:
       return "(head = 11 AND (" + col + " < 0 OR " + col + " > " + std::string(kMaxTimeSql) + "))";
   }
@@ -54,7 +54,7 @@ std::string rule_text(Rule rule) {
   switch (rule) {
     case Rule::time: return "times are 0 to " + std::to_string(kMaxTime) + " ns";
     case Rule::thread: return "thread ids are -9223372036854775807 to 9223372036854775807";
-    case Rule::head: return "record heads are 0 to 16";
+    case Rule::head: return "record heads are 0 to 19";
     case Rule::gc_duration: return "gc durations are 0 to " + std::to_string(kMaxTime) + " ns";
   }
   return {};

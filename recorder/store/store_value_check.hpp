@@ -12,7 +12,7 @@
 //   - thread ids are integers other than kReservedThreadId, or NULL:
 //     events.actor and target, activations.thread, threads.id, parent and
 //     merged_into;
-//   - events.head is a head code (0 to 16), and a gc record's duration
+//   - events.head is a head code (0 to 19), and a gc record's duration
 //     (events.value) is a time;
 //   - meta's first_time and end_time, when present, are integer times and
 //     first_time <= end_time.

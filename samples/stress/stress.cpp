@@ -96,6 +96,18 @@ class CountingSink final : public skein::trace::Sink {
     ++records;
     if (next_ != nullptr) next_->should_resolve(thread);
   }
+  void drop(skein::ThreadId thread, skein::ThreadId by) override {
+    ++records;
+    if (next_ != nullptr) next_->drop(thread, by);
+  }
+  void no_waiter(skein::ThreadId sender, skein::trace::ObjectId object, skein::trace::Reason reason) override {
+    ++records;
+    if (next_ != nullptr) next_->no_waiter(sender, object, reason);
+  }
+  void queued(skein::ThreadId waiter, skein::trace::ObjectId object) override {
+    ++records;
+    if (next_ != nullptr) next_->queued(waiter, object);
+  }
 
  private:
   skein::trace::Sink* next_;

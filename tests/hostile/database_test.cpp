@@ -140,7 +140,7 @@ TEST_CASE("hostile: a value out of range in any checked column is refused at ope
       {"UPDATE events SET actor = -9223372036854775808 WHERE id = 5", "events row 5: actor is -9223372036854775808 " + ids},
       {"UPDATE events SET target = 'seven' WHERE id = 2", "events row 2: target is 'seven' " + ids},
       {"UPDATE events SET target = -1e19 WHERE id = 2", "events row 2: target is -1.0e+19 " + ids},
-      {"UPDATE events SET head = 99 WHERE id = 6", "events row 6: head is 99 (record heads are 0 to 16)"},
+      {"UPDATE events SET head = 99 WHERE id = 6", "events row 6: head is 99 (record heads are 0 to 19)"},
       {"UPDATE events SET value = 9223372036854775807 WHERE head = 11",
        "events row " + gc_row + ": value is 9223372036854775807 (gc durations are 0 to 4611686018427387903 ns)"},
       {"UPDATE activations SET thread = -9223372036854775808 WHERE id = 2",

@@ -4,7 +4,10 @@
 //
 // Ids are renumbered in order of first appearance (1, 2, ...; -1 and 0 kept),
 // so a golden trace does not depend on how many promises earlier tests made.
-// Failure messages and spawn sites are kept beside the lines.
+// Primitives' numbers (no-waiter, queued) are renumbered apart, written #1,
+// #2, ... ("no-waiter 0 #1 condition"), since they are not threads; their
+// raw values are kept beside the lines, with failure messages and spawn
+// sites.
 #pragma once
 
 #include <map>
@@ -22,6 +25,7 @@ class MemorySink final : public trace::Sink {
   std::vector<std::string> lines;
   std::vector<std::string> messages;  // of resolve ... fail, in order
   std::vector<std::source_location> sites;  // of spawn, in order
+  std::vector<trace::ObjectId> objects;     // of no-waiter and queued, raw, in order
 
   void spawn(ThreadId child, ThreadId parent, trace::Kind kind, const std::source_location& site) override {
     sites.push_back(site);
@@ -44,6 +48,13 @@ class MemorySink final : public trace::Sink {
   }
   void idle() override { add("idle"); }
   void should_resolve(ThreadId thread) override { add("should-resolve " + id(thread)); }
+  void drop(ThreadId thread, ThreadId by) override { add("drop " + id(thread) + " " + id(by)); }
+  void no_waiter(ThreadId sender, trace::ObjectId object, trace::Reason reason) override {
+    add("no-waiter " + id(sender) + " " + object_name(object) + " " + std::string(trace::reason_name(reason)));
+  }
+  void queued(ThreadId waiter, trace::ObjectId object) override {
+    add("queued " + id(waiter) + " " + object_name(object));
+  }
 
   // The lines from `first` on.
   [[nodiscard]] std::vector<std::string> from(std::size_t first) const {
@@ -57,7 +68,13 @@ class MemorySink final : public trace::Sink {
     auto [it, fresh] = renumber_.try_emplace(raw, static_cast<ThreadId>(renumber_.size() + 1));
     return std::to_string(it->second);
   }
+  std::string object_name(trace::ObjectId raw) {
+    objects.push_back(raw);
+    auto [it, fresh] = renumber_objects_.try_emplace(raw, static_cast<trace::ObjectId>(renumber_objects_.size() + 1));
+    return "#" + std::to_string(it->second);
+  }
   std::map<ThreadId, ThreadId> renumber_;
+  std::map<trace::ObjectId, trace::ObjectId> renumber_objects_;
 };
 
 // Installs a sink for the scope of a test.

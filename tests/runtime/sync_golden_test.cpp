@@ -280,3 +280,179 @@ TEST_CASE("golden: a blocking call's spawn names the caller's site", "[trace][sy
   CHECK(std::string(sink.sites[0].file_name()).find("sync_golden_test.cpp") != std::string::npos);
   cancel(t);
 }
+
+// --- lost wake-ups: no-waiter, queued and drop (wait_queue.hpp) -------------
+
+TEST_CASE("golden: a signal or broadcast with nobody waiting is a no-waiter, one number per condition, and a later "
+          "wait is queued",
+          "[trace][sync][condition][lost-wakeup]") {
+  detail::refill_sync_wake_budget();
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  Condition<> c;
+  Condition<int> d;
+  Promise<void> before = c.wait();  // c has no number yet: no queued
+  c.signal();   // wakes it
+  c.signal();   // nobody waits: lost
+  c.broadcast();
+  d.signal(7);  // a second condition: a second number
+  Promise<void> after = c.wait();
+  c.broadcast();
+  CHECK(after.state() == State::fulfilled);
+  CHECK(sink.lines == Lines{"spawn 1 0 condition",
+                            "notify 0 1 condition",
+                            "resolve 1 0 ok",
+                            "no-waiter 0 #1 condition",
+                            "no-waiter 0 #1 condition",
+                            "no-waiter 0 #2 condition",
+                            "spawn 2 0 condition",
+                            "queued 2 #1",
+                            "notify 0 2 condition",
+                            "resolve 2 0 ok"});
+  // The raw numbers: positive, the same for c every time, another for d.
+  REQUIRE(sink.objects.size() == 4);
+  CHECK(sink.objects[0] >= 1);
+  CHECK(sink.objects[1] == sink.objects[0]);
+  CHECK(sink.objects[3] == sink.objects[0]);
+  CHECK(sink.objects[2] >= 1);
+  CHECK(sink.objects[2] != sink.objects[0]);
+}
+
+TEST_CASE("golden: a signal with nobody waiting, inside a callback, is that callback's thread's no-waiter",
+          "[trace][sync][condition][lost-wakeup]") {
+  detail::refill_sync_wake_budget();
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  Condition<> c;
+  Promise<void> s = skein::pause().map([&c] { c.signal(); });
+  run(s);
+  CHECK(sink.lines == Lines{"spawn 1 0 pause",
+                            "spawn 2 0 map",
+                            "wait 2 1",
+                            "wait 0 2",
+                            "switch -1",
+                            "notify -1 1 yield",
+                            "resolve 1 -1 ok",
+                            "read 2 1",
+                            "no-waiter 2 #1 condition",
+                            "resolve 2 2 ok",
+                            "switch -1",
+                            "switch 0",
+                            "read 0 2"});
+}
+
+TEST_CASE("golden: a release, a put and a push with nobody waiting are no-waiters, and calls that block "
+          "after them are queued",
+          "[trace][sync][semaphore][mailbox][stream][lost-wakeup]") {
+  detail::refill_sync_wake_budget();
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  Semaphore s(0);
+  Mailbox<int> box;
+  Stream<int> st(1);
+  s.release();  // the permit is kept in the count
+  CHECK(s.count() == 1);
+  CHECK(box.put(1).state() == State::fulfilled);  // stored in the box
+  CHECK(st.push(1).state() == State::fulfilled);  // buffered
+  CHECK(s.acquire().state() == State::fulfilled);  // takes the kept permit: a constant
+  Promise<void> acquire = s.acquire();
+  Promise<void> put = box.put(2);
+  Promise<void> push = st.push(2);
+  CHECK(sink.lines == Lines{"no-waiter 0 #1 semaphore",
+                            "no-waiter 0 #2 mailbox",
+                            "no-waiter 0 #3 stream",
+                            "spawn 1 0 semaphore",
+                            "queued 1 #1",
+                            "spawn 2 0 mailbox",
+                            "queued 2 #2",
+                            "spawn 3 0 stream",
+                            "queued 3 #3"});
+  s.release();
+  CHECK(box.take().value() == 1);
+  CHECK(st.next().value() == std::optional<int>(1));
+  CHECK(acquire.state() == State::fulfilled);
+  CHECK(put.state() == State::fulfilled);
+  CHECK(push.state() == State::fulfilled);
+}
+
+TEST_CASE("golden: a blocking call on a primitive that never missed a waiter records no queued",
+          "[trace][sync][lost-wakeup]") {
+  detail::refill_sync_wake_budget();
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  Mailbox<int> box;
+  Promise<int> take = box.take();
+  CHECK(box.put(3).state() == State::fulfilled);  // handed to the taker: no no-waiter
+  CHECK(take.value() == 3);
+  CHECK(sink.lines == Lines{"spawn 1 0 mailbox", "notify 0 1 mailbox", "resolve 1 0 ok"});
+}
+
+TEST_CASE("golden: a mutex's unlock with nobody waiting records nothing, and its waits no queued",
+          "[trace][sync][mutex][lost-wakeup]") {
+  detail::refill_sync_wake_budget();
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  Mutex m;
+  CHECK(m.lock().state() == State::fulfilled);
+  m.unlock();
+  m.unlock();  // already free: as Lwt, nothing
+  CHECK(m.lock().state() == State::fulfilled);
+  Promise<void> waits = m.lock();
+  m.unlock();
+  m.unlock();
+  CHECK(waits.state() == State::fulfilled);
+  CHECK(sink.lines == Lines{"spawn 1 0 mutex", "notify 0 1 mutex", "resolve 1 0 ok"});
+}
+
+TEST_CASE("golden: a primitive destroyed with waiters records a drop of each, by the actor",
+          "[trace][sync][lost-wakeup][drop]") {
+  detail::refill_sync_wake_budget();
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  std::vector<Promise<void>> waits;
+  Promise<int> take;
+  Promise<std::optional<int>> next;
+  {
+    Condition<> c;
+    waits.push_back(c.wait());
+    waits.push_back(c.wait());
+    Promise<void> cancelled = c.wait();
+    cancel(cancelled);  // unlinked: not dropped
+    Mutex m;
+    CHECK(m.lock().state() == State::fulfilled);
+    waits.push_back(m.lock());
+    Semaphore s(0);
+    waits.push_back(s.acquire());
+    Stream<int> st(0);
+    next = st.next();
+  }
+  CHECK(sink.lines == Lines{"spawn 1 0 condition",
+                            "spawn 2 0 condition",
+                            "spawn 3 0 condition",
+                            "resolve 3 0 cancel",
+                            "spawn 4 0 mutex",
+                            "spawn 5 0 semaphore",
+                            "spawn 6 0 stream",
+                            "drop 6 0",  // members die in reverse order: the stream first
+                            "drop 5 0",
+                            "drop 4 0",
+                            "drop 1 0",
+                            "drop 2 0"});
+  // Inside a callback, the drop is that callback's thread's.
+  const std::size_t mark = sink.lines.size();
+  std::optional<Mailbox<int>> box;
+  box.emplace();
+  take = box->take();
+  auto [go, rgo] = skein::wait();
+  Promise<void> m = go.map([&box] { box.reset(); });
+  rgo.resolve();
+  CHECK(take.state() == State::pending);
+  CHECK(sink.from(mark) == Lines{"spawn 7 0 mailbox",
+                                 "spawn 8 0 wait",
+                                 "spawn 9 0 map",
+                                 "wait 9 8",
+                                 "resolve 8 0 ok",
+                                 "read 9 8",
+                                 "drop 7 9",
+                                 "resolve 9 9 ok"});
+}

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -210,4 +211,140 @@ TEST_CASE("spawn records carry the creating call's site", "[trace]") {
   CHECK(std::string(sink.sites[1].file_name()).find("trace_golden_test.cpp") != std::string::npos);
   CHECK(std::string(sink.sites[1].function_name()).empty() == false);
   r.resolve();
+}
+
+// --- drop: the last Resolver of a pending promise ends (resolver.hpp) -------
+
+TEST_CASE("golden: a resolver dropped while its promise is pending records drop, by main", "[trace][drop]") {
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  Promise<int> p = [] {
+    auto [q, r] = skein::wait<int>();
+    return q;
+  }();  // r ends here
+  CHECK(p.state() == State::pending);
+  CHECK(sink.lines == Lines{"spawn 1 0 wait", "drop 1 0"});
+}
+
+TEST_CASE("golden: a resolver dropped inside a callback is dropped by that callback's thread", "[trace][drop]") {
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  std::optional<Resolver<void>> held;
+  Promise<void> pending;
+  {
+    auto [q, r] = skein::wait();
+    pending = q;
+    held.emplace(std::move(r));
+  }
+  auto [go, rgo] = skein::wait();
+  Promise<void> m = go.map([&held] { held.reset(); });
+  rgo.resolve();
+  CHECK(m.state() == State::fulfilled);
+  CHECK(sink.lines == Lines{"spawn 1 0 wait",
+                            "spawn 2 0 wait",
+                            "spawn 3 0 map",
+                            "wait 3 2",
+                            "resolve 2 0 ok",
+                            "read 3 2",
+                            "drop 1 3",  // the map's callback let go of 1's last resolver
+                            "resolve 3 3 ok"});
+}
+
+TEST_CASE("golden: a copy dropped while another lives records nothing, the last one records the drop",
+          "[trace][drop]") {
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  auto [p, r] = skein::wait();
+  std::optional<Resolver<void>> copy(r);
+  { Resolver<void> another = *copy; }
+  copy.reset();
+  CHECK(sink.lines == Lines{"spawn 1 0 wait"});
+  { Resolver<void> last = std::move(r); }  // a move hands the handle over: still one
+  CHECK(sink.lines == Lines{"spawn 1 0 wait", "drop 1 0"});
+}
+
+TEST_CASE("golden: overwriting a resolver by assignment drops the promise it settled", "[trace][drop]") {
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  auto [p, r] = skein::wait();
+  auto [q, rq] = skein::wait();
+  r = rq;  // p's only resolver is overwritten; q keeps two
+  CHECK(sink.lines == Lines{"spawn 1 0 wait", "spawn 2 0 wait", "drop 1 0"});
+  r = r;  // itself: nothing ends
+  r = std::move(rq);
+  CHECK(sink.lines == Lines{"spawn 1 0 wait", "spawn 2 0 wait", "drop 1 0"});
+  r.resolve();
+  CHECK(q.state() == State::fulfilled);
+}
+
+TEST_CASE("golden: a resolver dropped after it settled its promise records nothing", "[trace][drop]") {
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  {
+    auto [p, r] = skein::wait<int>();
+    r.resolve(1);
+    auto [f, rf] = skein::wait<int>();
+    rf.fail(std::runtime_error("no"));
+  }
+  CHECK(sink.lines == Lines{"spawn 1 0 wait", "resolve 1 0 ok", "spawn 2 0 wait", "resolve 2 0 fail"});
+}
+
+TEST_CASE("golden: a cancelled task's resolver records nothing when dropped", "[trace][drop][cancel]") {
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  {
+    auto [t, r] = skein::task<int>();
+    cancel(t);
+  }
+  CHECK(sink.lines == Lines{"spawn 1 0 task", "resolve 1 0 cancel"});
+}
+
+TEST_CASE("golden: the drop of a merged promise names the root it settles", "[trace][drop][proxy]") {
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  auto [p, r] = skein::wait<int>();
+  std::optional<Resolver<int>> rq;
+  Promise<int> b;
+  {
+    auto [q, resolver] = skein::wait<int>();
+    rq.emplace(std::move(resolver));
+    b = p.then([q = q](int) { return q; });
+  }
+  r.resolve(1);  // b's callback returns q, pending: q's node is now a proxy of b's root
+  rq.reset();    // the root, still pending, goes by q's id (merge 3 2)
+  CHECK(b.state() == State::pending);
+  CHECK(sink.lines == Lines{"spawn 1 0 wait",
+                            "spawn 2 0 wait",
+                            "spawn 3 0 bind",
+                            "wait 3 1",
+                            "resolve 1 0 ok",
+                            "read 3 1",
+                            "merge 3 2",
+                            "drop 2 0"});
+}
+
+TEST_CASE("golden: a node's resolver count saturates: at the maximum it stays and never drops",
+          "[trace][drop]") {
+  test::MemorySink sink;
+  test::ScopedSink on(sink);
+  // One below the maximum still counts exactly, down to the drop.
+  {
+    auto [p, r] = skein::wait();
+    std::vector<Resolver<void>> copies(detail::kResolversSaturated - 2, r);  // 65534 handles
+    copies.clear();
+    CHECK(sink.lines == Lines{"spawn 1 0 wait"});
+  }
+  CHECK(sink.lines == Lines{"spawn 1 0 wait", "drop 1 0"});
+  // Past the maximum the count stays there: no handle's end is the last.
+  // (A count that wrapped would reach 0 while handles live; one that
+  // saturated going up but not coming down would too.)
+  {
+    auto [p, r] = skein::wait();
+    std::vector<Resolver<void>> copies(detail::kResolversSaturated + 1, r);  // 65537 handles
+    copies.clear();
+    CHECK(sink.lines == Lines{"spawn 1 0 wait", "drop 1 0", "spawn 2 0 wait"});
+    r = Resolver<void>();
+    CHECK(p.state() == State::pending);
+  }
+  CHECK(sink.lines == Lines{"spawn 1 0 wait", "drop 1 0", "spawn 2 0 wait"});
 }

@@ -23,7 +23,7 @@ std::string_view control_cause_name(ControlCause cause) {
       "unexplained",  "first-actor",         "scheduler", "returns",
       "created-just-before", "reads-resolved", "notified", "merge-target",
       "switch-first-run", "switch-returns", "switch-notified", "switch-input-resolved", "switch-unchecked",
-      "hand-off-notified", "hand-off-own"};
+      "hand-off-notified", "hand-off-own", "hand-off-routine"};
   return kNames[static_cast<std::size_t>(cause)];
 }
 
@@ -405,7 +405,11 @@ void CausalityReplay::merge_groups(ThreadId from, ThreadId into) {
   const ThreadId into_root = groups_.root(into);
   if (from_root == into_root) return;
   PollState merged = polls_.at(from_root);
-  merged.woken = std::max(merged.woken, polls_.at(into_root).woken);
+  const PollState& into_state = polls_.at(into_root);
+  merged.woken = std::max(merged.woken, into_state.woken);
+  for (const std::int64_t object : into_state.routine)
+    if (std::find(merged.routine.begin(), merged.routine.end(), object) == merged.routine.end())
+      merged.routine.push_back(object);
   groups_.merge(from, into);
   polls_.at(groups_.root(from)) = merged;
 }
@@ -543,8 +547,20 @@ void CausalityReplay::end_turn(std::int64_t event) {
   if (turn_.owner == kNoThread) return;
   PollState& poll = polls_.at(groups_.root(turn_.owner));
   poll.left = std::max(poll.left, event);
-  poll.idle_turns = turn_.self_only && !turn_.handed_off ? poll.idle_turns + 1 : 0;
+  poll.idle_turns = turn_.self_only && !turn_.handed_off && !turn_.signalled ? poll.idle_turns + 1 : 0;
   turn_ = Turn{};
+}
+
+void CausalityReplay::note_primitive(const TraceEvent& e) {
+  if (!options_.check_switches || !e.has_value) return;
+  if (e.head == RecordHead::queued && is_thread(e.target)) {
+    threads_.at(e.target).queued_on = e.value;
+  } else if (e.head == RecordHead::no_waiter && is_thread(e.actor)) {
+    const ThreadId group = groups_.root(e.actor);
+    std::vector<std::int64_t>& routine = polls_.at(group).routine;
+    if (std::find(routine.begin(), routine.end(), e.value) == routine.end()) routine.push_back(e.value);
+    if (turn_.owner != kNoThread && groups_.root(turn_.owner) == group) turn_.signalled = true;
+  }
 }
 
 void CausalityReplay::check_hand_off(const TraceEvent& e, std::vector<ControlTransfer>& verdicts) {
@@ -578,9 +594,15 @@ void CausalityReplay::check_hand_off(const TraceEvent& e, std::vector<ControlTra
   t.idle_turns = turn_.idle_turns;
   t.wake = turn_.wake;
   t.timer_ns = turn_.timer_ns;
+  const ThreadState& receiver = threads_.at(e.target);
+  const std::vector<std::int64_t>& routine = polls_.at(group).routine;
   if (turn_.notified_by != 0) {
     t.cause = ControlCause::hand_off_notified;
     t.cause_event = turn_.notified_by;
+  } else if (receiver.queued_on != 0 && receiver.spawned > turn_.window &&
+             std::find(routine.begin(), routine.end(), receiver.queued_on) != routine.end()) {
+    t.cause = ControlCause::hand_off_routine;
+    t.cause_event = receiver.spawned;
   } else {
     name_candidates(t, group, e.target);
     if (t.suspect == kNoThread) t.cause = ControlCause::hand_off_own;
@@ -610,6 +632,11 @@ void CausalityReplay::step_record(const TraceEvent& e, std::vector<ControlTransf
     case RecordHead::counter:
     case RecordHead::gc:
       return;  // no change of control, and "the record just before" skips them
+    case RecordHead::drop:  // lost wake-ups, recorded by the thread already running: no hand-over
+    case RecordHead::no_waiter:
+    case RecordHead::queued:
+      note_primitive(e);
+      return;
     case RecordHead::lost:
       if (!e.has_value || e.value <= 0) return;  // nothing was lost
       last_lost_ = e.id;

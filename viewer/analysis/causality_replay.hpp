@@ -96,12 +96,21 @@
 //             resolve of the same receiver in one turn are one hand-off
 //             (a mailbox put records both).
 //   an empty turn
-//             a turn woken by itself alone that handed nothing off.
+//             a turn woken by itself alone that handed nothing off and
+//             signalled no primitive (no `no-waiter` by a member).
 //   A hand-off in a turn woken by itself, when the group's previous turn
 //   was empty (it looked and found nothing), owes a cause: something
 //   reached it between that look and this one. It is explained
 //     - by a notify from outside the group since it last ran
 //       (ControlCause::hand_off_notified: the notify names the sender);
+//     - by the receiver's own request, when the hand-off is a primitive's
+//       wake-up of a waiter that queued on it (`queued`) after the empty
+//       turn ended, on a primitive the group signals as routine: it
+//       signalled it before with nobody waiting (`no-waiter`), so it
+//       signals it whatever it finds, and the waiter's recorded wait is
+//       what the poller answered (ControlCause::hand_off_routine, citing
+//       the waiter's spawn): a ticker releasing a semaphore, a flusher
+//       broadcasting a condition;
 //     - by nobody: when no thread of another group did work of its own
 //       (a thread whose kind runs the program's code: not a join, all,
 //       choose or pick, which only forward an outcome) since the empty
@@ -157,8 +166,9 @@ enum class ControlCause : std::uint8_t {
   switch_unchecked,       // the trace has no notify records: switches are not checked
   hand_off_notified,      // a hand-off after polling: another thread notified the poller since it last ran
   hand_off_own,           // ... and no other thread did work since it last found nothing: its own decision
+  hand_off_routine,       // ... to a waiter that since queued on a primitive the poller signals as routine
 };
-inline constexpr std::size_t kControlCauseCount = static_cast<std::size_t>(ControlCause::hand_off_own) + 1;
+inline constexpr std::size_t kControlCauseCount = static_cast<std::size_t>(ControlCause::hand_off_routine) + 1;
 [[nodiscard]] std::string_view control_cause_name(ControlCause cause);
 
 // How a polling thread woke itself (the replay's "woken by itself").
@@ -249,6 +259,7 @@ class CausalityReplay {
     bool forwards = false;             // a join, all, choose or pick: runs none of the program's code
     bool notified_by_yield = false;    // its latest notify had reason `yield`
     std::uint32_t inputs = 0;          // its waits: 1 + index of the latest in inputs_; 0: none
+    std::int64_t queued_on = 0;        // the primitive (object number) it waits in, from `queued`; 0: none seen
   };
   struct PendingSwitch {
     ControlTransfer transfer;
@@ -261,6 +272,9 @@ class CausalityReplay {
     std::int64_t woken = 0;        // the latest notify of a member from outside the group, not a yield
     std::uint32_t idle_turns = 0;  // its latest empty turns in a row
     std::int64_t last_wake = 0;    // the record at which its latest turn began
+    // The primitives (object numbers) a member signalled with nobody
+    // waiting (`no-waiter`): acts it makes whoever waits, its routine.
+    std::vector<std::int64_t> routine;
   };
   // The turn in progress (owner kNoThread: none, or not checked).
   struct Turn {
@@ -271,6 +285,7 @@ class CausalityReplay {
     TimeNs timer_ns = 0;
     bool self_only = false;        // ... and nothing else woke the group since it last ran
     bool handed_off = false;
+    bool signalled = false;        // a member signalled a primitive with nobody waiting (no-waiter)
     std::int64_t notified_by = 0;  // a notify from outside the group since it last ran (when woken by itself)
     std::int64_t window = 0;       // when the group's last empty turn ended (with idle_turns)
     std::int64_t previous_wake = 0;  // where the group's turn before this one began
@@ -285,6 +300,7 @@ class CausalityReplay {
   };
 
   void step_record(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
+  void note_primitive(const TraceEvent& e);  // drop, no-waiter, queued: polling bookkeeping only
   void on_switch(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
   void on_actor(const TraceEvent& e, std::vector<ControlTransfer>& verdicts);
   void to_scheduler(std::int64_t event);

@@ -46,13 +46,16 @@ std::string_view why_step_kind_name(WhyStepKind kind) {
 
 struct WhyEngine::State {
   State(TraceEventLookup event, SqliteStatement back, SqliteStatement thread, SqliteStatement resolve,
-        SqliteStatement block, SqliteStatement active, TransferLookup lookup)
+        SqliteStatement block, SqliteStatement active, SqliteStatement named, SqliteStatement missed,
+        TransferLookup lookup)
       : events(std::move(event)),
         back_q(std::move(back)),
         thread_q(std::move(thread)),
         resolve_q(std::move(resolve)),
         block_q(std::move(block)),
         active_q(std::move(active)),
+        named_q(std::move(named)),
+        missed_q(std::move(missed)),
         transfers(std::move(lookup)) {}
 
   TraceEventLookup events;    // records by id
@@ -61,6 +64,8 @@ struct WhyEngine::State {
   SqliteStatement resolve_q;  // a thread's first resolve, within its records
   SqliteStatement block_q;    // the last record at or before a time
   SqliteStatement active_q;   // the activations that start by a time, latest first
+  SqliteStatement named_q;    // a thread's latest record of a head within its records
+  SqliteStatement missed_q;   // a condition's latest signal nobody heard before a record
   TransferLookup transfers;
   MergeGroups groups;
 
@@ -92,6 +97,34 @@ struct WhyEngine::State {
     return out;
   }
 
+  // The latest record of `head` naming `t` (as actor for wait, else as
+  // target) within t's records; nullopt when none.
+  struct Named {
+    std::int64_t id = 0;
+    TimeNs time = 0;
+    ThreadId actor = kNoThread;
+    ThreadId target = kNoThread;
+    std::int64_t value = 0;
+  };
+  Result<std::optional<Named>> named(ThreadId t, RecordHead head, const ThreadRow& row) {
+    named_q.bind(1, row.first_event);
+    named_q.bind(2, row.last_event);
+    named_q.bind(3, static_cast<std::int64_t>(head));
+    named_q.bind(4, static_cast<std::int64_t>(t));
+    auto got = named_q.step();
+    if (!got) {
+      named_q.reset();
+      return got.error();
+    }
+    std::optional<Named> out;
+    if (got.value())
+      out = Named{named_q.int64(0), named_q.optional_int64(1).value_or(0),
+                  named_q.optional_int64(2).value_or(kNoThread), named_q.optional_int64(3).value_or(kNoThread),
+                  named_q.optional_int64(4).value_or(0)};
+    named_q.reset();
+    return out;
+  }
+
   bool same_group(ThreadId a, ThreadId b) { return is_thread(a) && is_thread(b) && groups.root(a) == groups.root(b); }
 
   // Whether a thread of `subject`'s group runs at `at`. Activations do not
@@ -116,6 +149,64 @@ struct WhyEngine::State {
 };
 
 WhyEngine::WhyEngine(std::unique_ptr<State> s) : s_(std::move(s)) {}
+
+Result<bool> WhyEngine::lost_wake_up(ThreadId subject, const ThreadRowView& first_row, WhyAnswer& a) {
+  State& s = *s_;
+  // Along the subject's open waits: the first thread whose wait nothing
+  // could end.
+  ThreadId at = subject;
+  State::ThreadRow row{first_row.first_event, first_row.last_event, std::nullopt, {}};
+  std::set<ThreadId> seen;
+  for (int depth = 0; depth < 16 && seen.insert(at).second; ++depth) {
+    const std::string who = at == subject ? "it" : "thread " + std::to_string(at) + ", which it waits on,";
+    // Waiting in a condition whose signal came first and found nobody.
+    auto queued = s.named(at, RecordHead::queued, row);
+    if (!queued) return queued.error();
+    if (queued.value()) {
+      s.missed_q.bind(1, queued.value()->id);
+      s.missed_q.bind(2, queued.value()->value);
+      auto m = s.missed_q.step();
+      if (!m) {
+        s.missed_q.reset();
+        return m.error();
+      }
+      if (m.value()) {
+        a.end = WhyEnd::lost_wake_up;
+        a.stuck = at;
+        a.stuck_event = s.missed_q.int64(0);
+        a.suspect = s.missed_q.optional_int64(2).value_or(kNoThread);
+        a.end_text = (at == subject ? std::string("it waits") : "thread " + std::to_string(at) + ", which it waits on, waits") +
+                     " in condition " + std::to_string(queued.value()->value) + ", whose signal came before the wait and "
+                     "found nobody waiting";
+        s.missed_q.reset();
+        return true;
+      }
+      s.missed_q.reset();
+    }
+    // Its last resolver dropped, or the primitive it waited in destroyed.
+    auto dropped = s.named(at, RecordHead::drop, row);
+    if (!dropped) return dropped.error();
+    if (dropped.value()) {
+      a.end = WhyEnd::lost_wake_up;
+      a.stuck = at;
+      a.stuck_event = dropped.value()->id;
+      a.suspect = dropped.value()->actor;
+      a.end_text = who + " can never be settled: its last resolver was dropped, or the primitive it waited in "
+                   "destroyed";
+      return true;
+    }
+    // What it waits on, if it waits.
+    auto wait = s.named(at, RecordHead::wait, row);
+    if (!wait) return wait.error();
+    if (!wait.value() || !is_thread(wait.value()->target)) return false;
+    at = wait.value()->target;
+    auto next = s.thread(at);
+    if (!next) return next.error();
+    if (!next.value()) return false;
+    row = *next.value();
+  }
+  return false;
+}
 WhyEngine::WhyEngine(WhyEngine&&) noexcept = default;
 WhyEngine& WhyEngine::operator=(WhyEngine&&) noexcept = default;
 WhyEngine::~WhyEngine() = default;
@@ -148,9 +239,20 @@ Result<WhyEngine> WhyEngine::open(TraceStore& store) {
       "SELECT thread, \"end\" FROM activations WHERE id <= (SELECT max(last_activation) FROM event_blocks "
       "WHERE start <= ?1) AND start <= ?1 ORDER BY id DESC");
   if (!active) return active.error();
+  // A thread's latest record of a head: as actor for a wait (its wait),
+  // else as target (its drop, its queueing), within its records.
+  auto named = db.prepare(
+      "SELECT id, time, actor, target, value FROM events WHERE id BETWEEN ?1 AND ?2 AND head = ?3 AND "
+      "(CASE WHEN ?3 = 4 THEN actor ELSE target END) = ?4 ORDER BY id DESC LIMIT 1");
+  if (!named) return named.error();
+  auto missed = db.prepare(
+      "SELECT id, time, actor FROM events WHERE id < ?1 AND head = 18 AND value = ?2 AND text = 'condition' "
+      "ORDER BY id DESC LIMIT 1");
+  if (!missed) return missed.error();
   auto state = std::make_unique<State>(std::move(event).value(), std::move(back).value(), std::move(thread).value(),
                                        std::move(resolve).value(), std::move(block).value(),
-                                       std::move(active).value(), std::move(*transfers.value()));
+                                       std::move(active).value(), std::move(named).value(), std::move(missed).value(),
+                                       std::move(*transfers.value()));
   // Merge groups, keyed as `transfers` keys them.
   auto groups = merge_group_roots(db);
   if (!groups) return groups.error();
@@ -270,6 +372,9 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
         resolve = s.resolve_q.int64(0);
       s.resolve_q.reset();
       if (!resolve && ask == WhyAsk::ended_wait) {
+        auto lost = lost_wake_up(subject, ThreadRowView{t.value()->first_event, t.value()->last_event}, a);
+        if (!lost) return lost.error();
+        if (lost.value()) return a;
         a.end = WhyEnd::nothing_to_ask;
         a.end_text = "nothing ended its wait: it was still waiting when the trace ended";
         return a;
@@ -384,7 +489,15 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
       if (r->head == RecordHead::resolve || r->head == RecordHead::notify) {
         auto hand = s.transfers.at(s.grp(actor), r->id, TransferKind::hand_off);
         if (!hand) return hand.error();
-        if (hand.value() && hand.value()->cause != ControlCause::hand_off_own) {
+        if (hand.value() && hand.value()->cause == ControlCause::hand_off_routine && hand.value()->cause_event != 0) {
+          // A routine signal reached a waiter that had queued since: the
+          // waiter's request (its creation, by the thread that asked).
+          auto moved = step_to(WhyStepKind::spawn, hand.value()->cause_event, r->target, r->id, r->time, "");
+          if (!moved) return moved.error();
+          if (moved.value()) continue;
+        }
+        if (hand.value() && hand.value()->cause != ControlCause::hand_off_own &&
+            hand.value()->cause != ControlCause::hand_off_routine) {
           // (Its own decision: what woke its turn explains it, below.)
           const StoredTransfer& h = *hand.value();
           if (h.cause == ControlCause::unexplained || h.cause_event == 0)
@@ -432,6 +545,7 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
       case ControlCause::switch_returns:
       case ControlCause::merge_target:
       case ControlCause::hand_off_own:
+      case ControlCause::hand_off_routine:
         // Control came back: what gave it control before.
         position = t.event - 1;
         if (position <= 0) return root("the program's start");
@@ -495,8 +609,10 @@ std::string render_why_text(const WhyAnswer& a, const std::function<std::string(
   // A promise that never acted is asked about its settling.
   const bool settled = !a.steps.empty() && a.steps.front().kind == WhyStepKind::resolve &&
                        a.steps.front().effect == a.subject && a.steps.front().effect_event == a.start_event;
-  std::string out = "why " + named(a.subject) + (settled ? " was resolved at " : " acted at ") + us(a.start_time) +
-                    " (event " + std::to_string(a.start_event) + "):\n";
+  std::string out = a.start_event == 0
+                        ? "why " + named(a.subject) + " was still waiting at the end:\n"
+                        : "why " + named(a.subject) + (settled ? " was resolved at " : " acted at ") + us(a.start_time) +
+                              " (event " + std::to_string(a.start_event) + "):\n";
   if (a.asked_at != INT64_MAX)
     out += a.asked == WhyAsk::ended_wait
                ? "  (at " + us(a.asked_at) + ": what ended the wait it was in; --woke asks what woke its turn)\n"
@@ -533,6 +649,11 @@ std::string render_why_text(const WhyAnswer& a, const std::function<std::string(
       break;
     case WhyEnd::nothing_to_ask: out += "nothing to explain: " + terminal_text(a.end_text) + "\n"; break;
     case WhyEnd::step_limit: out += "stopped: " + terminal_text(a.end_text) + "\n"; break;
+    case WhyEnd::lost_wake_up:
+      out += "lost wake-up: " + terminal_text(a.end_text) + " (event " + std::to_string(a.stuck_event) + ")";
+      if (a.suspect != kNoThread) out += "; by " + named(a.suspect);
+      out += "\n";
+      break;
   }
   return out;
 }

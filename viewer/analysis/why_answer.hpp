@@ -38,7 +38,12 @@
 //               switch to it), or, for a thread that never acts (a
 //               promise, such as a B.read task), its resolve: the step
 //               to its resolver. Still waiting at the end, the answer
-//               says so.
+//               says so, and ends at what made the wait endless when the
+//               trace records it (WhyEnd::lost_wake_up): its last
+//               resolver dropped (`drop`), or, waiting in a condition, the
+//               signal that came before the wait and found nobody
+//               (`no-waiter`, `queued`); also for what it waits on, along
+//               its open waits.
 // The answer says which it answered (WhyAnswer::asked), so the viewer can
 // offer the other.
 //
@@ -94,6 +99,7 @@ enum class WhyEnd : std::uint8_t {
   no_recorded_cause,  // the trace holds no cause here
   nothing_to_ask,     // the subject did nothing by then, and was neither resolved nor created
   step_limit,
+  lost_wake_up,       // nothing ended its wait, and nothing could: a dropped resolver, a lost signal
 };
 
 // Which question a Why? about a thread at a time answers (see the top).
@@ -114,7 +120,9 @@ struct WhyAnswer {
   WhyEnd end = WhyEnd::nothing_to_ask;
   std::string end_text;  // the root ("the scheduler: a timer", "the program's start"), or what acted with no cause
   // With no_recorded_cause: where the cause is missing, and who most
-  // likely owes it.
+  // likely owes it. With lost_wake_up: the thread nothing can settle
+  // (stuck), the record that made it so (a drop, or the signal nobody
+  // heard: stuck_event), and the thread that did it (suspect).
   ThreadId stuck = kNoThread;          // the thread that acted with no cause
   std::int64_t stuck_event = 0;
   ThreadId suspect = kNoThread;
@@ -142,6 +150,13 @@ class WhyEngine {
   struct State;
   explicit WhyEngine(std::unique_ptr<State> s);
   std::unique_ptr<State> s_;
+  struct ThreadRowView {
+    std::int64_t first_event = 0;
+    std::int64_t last_event = 0;
+  };
+  // Fills `a` with the lost wake-up behind a wait nothing ended, if the
+  // trace records one; false when it does not.
+  [[nodiscard]] Result<bool> lost_wake_up(ThreadId subject, const ThreadRowView& row, WhyAnswer& a);
 };
 
 // The answer as text, one step a line (`skein why`'s output): times in µs

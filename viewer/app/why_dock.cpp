@@ -88,9 +88,20 @@ void WhyDock::set_finding(const QString& html) {
   finding_label_->setVisible(!html.isEmpty());
 }
 
+void WhyDock::set_subject_waiting(ThreadId thread, TimeNs shown_at) {
+  set_finding(QString());
+  ask_ = WhyAsk::ended_wait;
+  at_end_ = true;
+  subject_ = thread;
+  subject_event_.reset();
+  at_ = shown_at;
+  show_subject();
+}
+
 void WhyDock::set_subject(std::optional<ThreadId> thread, TimeNs at) {
   set_finding(QString());
   ask_ = WhyAsk::automatic;
+  at_end_ = false;
   subject_ = thread;
   subject_event_.reset();
   at_ = at;
@@ -100,6 +111,7 @@ void WhyDock::set_subject(std::optional<ThreadId> thread, TimeNs at) {
 void WhyDock::set_subject_record(ThreadId thread, std::int64_t event, TimeNs at) {
   set_finding(QString());
   ask_ = WhyAsk::automatic;
+  at_end_ = false;
   subject_ = thread;
   subject_event_ = event;
   at_ = at;
@@ -141,7 +153,7 @@ void WhyDock::ask(CausalDirection direction) {
   WhyQuestion q;
   if (subject_event_) q.event = *subject_event_;
   q.thread = *subject_;
-  q.at = at_;
+  q.at = at_end_ ? INT64_MAX : at_;
   q.ask = ask_;
   other_->hide();
   QPointer<WhyDock> self(this);
@@ -241,6 +253,13 @@ QString WhyDock::answer_status(const WhyAnswer& a, const QString& steps, const Q
                          .arg(steps, QString::fromStdString(a.end_text).toHtmlEscaped());
       if (a.suspect != kNoThread)
         text += QStringLiteral(". Suspect: <b>%1</b>").arg(model_->thread_name(a.suspect).toHtmlEscaped());
+      return text + QStringLiteral(".");
+    }
+    case WhyEnd::lost_wake_up: {
+      QString text = QStringLiteral("<span style='color:#c62828'><b>Lost wake-up</b></span>: %1")
+                         .arg(QString::fromStdString(a.end_text).toHtmlEscaped());
+      if (a.suspect != kNoThread)
+        text += QStringLiteral("; by <b>%1</b>").arg(model_->thread_name(a.suspect).toHtmlEscaped());
       return text + QStringLiteral(".");
     }
     case WhyEnd::nothing_to_ask:

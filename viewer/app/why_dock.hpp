@@ -60,6 +60,9 @@ class WhyDock : public QWidget {
   // before it), or a record; nullopt disables them.
   void set_subject(std::optional<ThreadId> thread, TimeNs at);
   void set_subject_record(ThreadId thread, std::int64_t event, TimeNs at);
+  // A thread still waiting at the end: what ended (or could never end)
+  // its wait (a pending-at-end finding's question).
+  void set_subject_waiting(ThreadId thread, TimeNs shown_at);
   // The subject set last is lint finding `html` (rich text: the
   // Anomalies dock's explanation_html()); shown until the subject changes.
   void set_finding(const QString& html);
@@ -105,6 +108,7 @@ class WhyDock : public QWidget {
   TimeNs at_ = 0;
   std::optional<CausalDirection> asked_;  // the last question's direction: new subjects get it too
   WhyAsk ask_ = WhyAsk::automatic;        // which question about a thread at a time (reset by a new subject)
+  bool at_end_ = false;                   // asked about the thread at the trace's end (set_subject_waiting)
   std::optional<WhyAnswer> answer_;
   QString error_;
   quint64 next_question_ = 0;

@@ -17,7 +17,12 @@
 // since the origin; then the root, or "no recorded cause" with the thread
 // that acted and the suspect.
 //
-// Exit status: 0 the chain ends at a root, 1 it ends at a missing cause
+// A pending-at-end finding asks about its thread at the end, what ended its
+// wait: nothing, and, when the trace records it, the lost wake-up that made
+// sure of it (a dropped resolver, a signal nobody heard).
+//
+// Exit status: 0 the chain ends at a root, 1 it ends at a missing cause or
+// a lost wake-up
 // (or the TRACE has errors), 2 usage error or unreadable input.
 #include <QCommandLineParser>
 #include <map>
@@ -34,13 +39,15 @@ namespace skein::cli {
 namespace {
 
 // The finding's record: anomalies.id is its number (anomaly_table.hpp).
-std::optional<std::int64_t> finding_event(TraceStore& store, std::int64_t number, std::optional<ThreadId>& thread) {
-  auto q = store.database().prepare("SELECT event, thread FROM anomalies WHERE id = ?1");
+std::optional<std::int64_t> finding_event(TraceStore& store, std::int64_t number, std::optional<ThreadId>& thread,
+                                          std::string& rule) {
+  auto q = store.database().prepare("SELECT event, thread, rule FROM anomalies WHERE id = ?1");
   if (!q) return std::nullopt;
   q.value().bind(1, number);
   auto row = q.value().step();
   if (!row || !row.value()) return std::nullopt;
   thread = q.value().int64(1);
+  rule = std::string(q.value().text(2));
   return q.value().optional_int64(0);
 }
 
@@ -137,11 +144,20 @@ int run_why(const QStringList& args) {
   TraceStore& store = *opened->store;
   if (parser.isSet(finding)) {
     std::optional<ThreadId> finding_thread;
-    const auto at_event = finding_event(store, number, finding_thread);
+    std::string rule;
+    const auto at_event = finding_event(store, number, finding_thread, rule);
     if (!finding_thread)
       return usage_error(QStringLiteral("why"), QStringLiteral("no finding #%1 (skein lint numbers them)").arg(number));
-    if (at_event) question.event = *at_event;
-    else question.thread = *finding_thread;
+    if (rule == "pending-at-end") {
+      // A promise pending at the end: what ended its wait (nothing), and
+      // what made sure nothing would, when the trace records it.
+      question.thread = *finding_thread;
+      question.ask = WhyAsk::ended_wait;
+    } else if (at_event) {
+      question.event = *at_event;
+    } else {
+      question.thread = *finding_thread;
+    }
   }
   auto engine = WhyEngine::open(store);
   if (!engine) {
@@ -165,7 +181,8 @@ int run_why(const QStringList& args) {
     return labels[t] = label;
   };
   print_out(render_why_text(answer.value(), label_of));
-  return answer.value().end == WhyEnd::no_recorded_cause ? kExitProblems : kExitOk;
+  const WhyEnd end = answer.value().end;
+  return end == WhyEnd::no_recorded_cause || end == WhyEnd::lost_wake_up ? kExitProblems : kExitOk;
 }
 
 }  // namespace skein::cli

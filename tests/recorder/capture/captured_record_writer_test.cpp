@@ -55,6 +55,12 @@ struct Writers {
       case RecordHead::switch_: reference.write(Record{SwitchRecord{t, c.a}}); return;
       case RecordHead::idle: reference.write(Record{IdleRecord{t}}); return;
       case RecordHead::lost: reference.write(Record{LostRecord{t, c.a}}); return;
+      case RecordHead::drop: reference.write(Record{DropRecord{t, c.a, c.b}}); return;
+      case RecordHead::no_waiter:
+        reference.write(
+            Record{NoWaiterRecord{t, c.a, c.b, trace::reason_name(static_cast<trace::Reason>(c.code))}});
+        return;
+      case RecordHead::queued: reference.write(Record{QueuedRecord{t, c.a, c.b}}); return;
       default: FAIL("no reference for head " << int(c.head));
     }
   }
@@ -101,6 +107,13 @@ TEST_CASE("the fast formatter writes every common head as the trace writer does"
       record(RecordHead::idle, 100000000001ull, 0, 0),
       record(RecordHead::lost, 100000000001ull, 4242, 0),
       record(RecordHead::wait, 1001, 99, 100),  // time going back: the cache must not be reused
+      record(RecordHead::drop, 1001, 99, 0),
+      record(RecordHead::drop, 1002, big, -1),
+      record(RecordHead::no_waiter, 1003, 0, 1, static_cast<std::uint8_t>(trace::Reason::condition)),
+      record(RecordHead::no_waiter, 1003, -1, big, static_cast<std::uint8_t>(trace::Reason::semaphore)),
+      record(RecordHead::no_waiter, 1004, 7, 123456789, static_cast<std::uint8_t>(trace::Reason::stream)),
+      record(RecordHead::queued, 1004, 100, 1),
+      record(RecordHead::queued, 1005, small + 1, big),
   };
   bool first_spawn = true;
   for (const CapturedRecord& c : records) {
@@ -118,9 +131,10 @@ TEST_CASE("the fast formatter matches the trace writer on random records") {
   Writers w;
   const std::uint32_t site = w.sites.intern(std::source_location::current());
   std::mt19937_64 random(20261129);
-  const RecordHead heads[] = {RecordHead::spawn, RecordHead::wait,    RecordHead::read,
-                              RecordHead::notify, RecordHead::resolve, RecordHead::merge,
-                              RecordHead::switch_, RecordHead::idle,   RecordHead::lost};
+  const RecordHead heads[] = {RecordHead::spawn,   RecordHead::wait,    RecordHead::read,
+                              RecordHead::notify,  RecordHead::resolve, RecordHead::merge,
+                              RecordHead::switch_, RecordHead::idle,    RecordHead::lost,
+                              RecordHead::drop,    RecordHead::no_waiter, RecordHead::queued};
   std::uint64_t ticks = 1000;
   bool first_spawn = true;
   for (int i = 0; i < 20000; ++i) {
@@ -128,7 +142,8 @@ TEST_CASE("the fast formatter matches the trace writer on random records") {
     const RecordHead head = heads[random() % std::size(heads)];
     std::uint8_t code = 0;
     if (head == RecordHead::spawn) code = static_cast<std::uint8_t>(random() % 21);
-    if (head == RecordHead::notify) code = static_cast<std::uint8_t>(random() % 9);  // every Reason
+    if (head == RecordHead::notify || head == RecordHead::no_waiter)
+      code = static_cast<std::uint8_t>(random() % 9);  // every Reason
     if (head == RecordHead::resolve) code = random() % 2 == 0 ? 0 : 2;  // ok or cancel
     const auto value = [&] {
       switch (random() % 4) {

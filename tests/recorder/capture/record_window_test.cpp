@@ -6,6 +6,7 @@
 // path too.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -55,6 +56,9 @@ class Renumbered {
     if (head == "label") return "label " + id(t[2]) + " " + t[3];
     if (head == "idle") return "idle";
     if (head == "should-resolve") return "should-resolve " + id(t[2]);
+    if (head == "drop") return "drop " + id(t[2]) + " " + id(t[3]);
+    if (head == "no-waiter") return "no-waiter " + id(t[2]) + " " + object(t[3]) + " " + t[4];
+    if (head == "queued") return "queued " + id(t[2]) + " " + object(t[3]);
     return "";
   }
 
@@ -88,14 +92,34 @@ class Renumbered {
     auto [it, fresh] = renumber_.try_emplace(v, static_cast<long long>(renumber_.size() + 1));
     return std::to_string(it->second);
   }
+  // A primitive's number, renumbered apart from threads, as MemorySink does.
+  std::string object(const std::string& raw) {
+    const long long next = static_cast<long long>(renumber_objects_.size() + 1);
+    auto [it, fresh] = renumber_objects_.try_emplace(std::stoll(raw), next);
+    return "#" + std::to_string(it->second);
+  }
   std::map<long long, long long> renumber_;
+  std::map<long long, long long> renumber_objects_;
 };
 
 // Every kind of record the hooks make inline (spawn, wait, read, resolve ok
-// and cancel, merge, notify, switch, idle, should-resolve) and some they
-// cannot (labels, failures), over many chunks.
+// and cancel, merge, notify, switch, idle, should-resolve, drop, no-waiter,
+// queued) and some they cannot (labels, failures), over many chunks.
 void workload(int rounds) {
+  skein::Condition<> condition;
+  skein::Semaphore permits(0);
   for (int i = 0; i < rounds; ++i) {
+    if (i % 30 == 0) condition.signal();  // nobody waits: no-waiter (the first numbers it)
+    if (i % 30 == 15) {
+      skein::Promise<void> woken = condition.wait();  // queued
+      condition.broadcast();
+    }
+    if (i % 40 == 0) (void)skein::wait<int>();  // its resolver ends while it is pending: drop
+    if (i % 60 == 0) permits.release();         // no-waiter
+    if (i % 120 == 0) {
+      skein::Mailbox<int> box;
+      skein::Promise<int> never = box.take();  // the box dies with it queued: drop
+    }
     auto [p, r] = skein::task<int>();
     auto q = p.then([](int v) { return skein::resolved(v + 1); });
     auto m = q.map([](int v) { return v * 2; });
@@ -139,6 +163,11 @@ TEST_CASE("records stored inline reach the file in order and say what a plain si
     if (!line.empty()) captured.push_back(std::move(line));
   }
   REQUIRE(memory.lines.size() > 4 * capture::kRecordsPerChunk);
+  for (const std::string head : {"drop ", "no-waiter ", "queued "}) {  // the lost wake-ups are there
+    INFO(head);
+    CHECK(std::any_of(memory.lines.begin(), memory.lines.end(),
+                      [&](const std::string& line) { return line.starts_with(head); }));
+  }
   REQUIRE(captured.size() == memory.lines.size());
   for (std::size_t i = 0; i < captured.size(); ++i) {
     INFO("record " << i);

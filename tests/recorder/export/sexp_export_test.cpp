@@ -57,6 +57,9 @@ const std::string kRecords =
     "(return 49 1)\n"
     "(should-resolve 49 3)\n"
     "(snapshot 49)\n"
+    "(drop 49 2 -1)\n"
+    "(no-waiter 49 1 3 condition)\n"
+    "(queued 49 3 3)\n"
     "(end 50)\n";
 
 // kRecords's events rows, from SCHEMA.md's column table (actor, target,
@@ -87,7 +90,10 @@ const std::string kEventRows =
     "22|49|14|1|NULL|NULL|NULL\n"
     "23|49|15|NULL|3|NULL|NULL\n"
     "24|49|16|NULL|NULL|NULL|NULL\n"
-    "25|50|13|NULL|NULL|NULL|NULL\n";
+    "25|49|17|-1|2|NULL|NULL\n"
+    "26|49|18|1|NULL|3|condition\n"
+    "27|49|19|NULL|3|3|NULL\n"
+    "28|50|13|NULL|NULL|NULL|NULL\n";
 
 std::string export_text(const std::string& db) {
   auto store = TraceStore::open(db);
@@ -128,7 +134,7 @@ TEST_CASE("sexp export: a trace of every head imports as SCHEMA.md's rows and co
   REQUIRE(r.ok());
   // The import alone, against SCHEMA.md: one row a record, every head.
   CHECK(query(db, "SELECT id, time, head, actor, target, value, text FROM events ORDER BY id") == kEventRows);
-  CHECK(query(db, "SELECT count(DISTINCT head) FROM events") == "17\n");
+  CHECK(query(db, "SELECT count(DISTINCT head) FROM events") == "20\n");
   CHECK(query(db, "SELECT id, file, line, function FROM sites ORDER BY id") ==
         "0|samples/blockread.cpp|41|blkfront_poll\n"
         "7|x \"q\".cpp|0|f\tg\n");
@@ -327,6 +333,13 @@ TEST_CASE("sexp export: a row the format cannot carry names its event") {
       {"UPDATE events SET value = 5 WHERE id = 13", "event 13: outcome 5 (0 ok, 1 fail, 2 cancel)"},
       {"DELETE FROM sites WHERE id = 7", "event 2: site 7 has no row in sites"},
       {"UPDATE events SET actor = NULL WHERE id = 14", "event 14: no reader"},
+      {"UPDATE events SET target = NULL WHERE id = 25", "event 25: no thread"},
+      {"UPDATE events SET actor = NULL WHERE id = 25", "event 25: no by"},
+      {"UPDATE events SET value = 0 WHERE id = 26", "event 26: object 0 (objects are 1 and up)"},
+      {"UPDATE events SET text = NULL WHERE id = 26", "event 26: no reason"},
+      {"UPDATE events SET text = '7' WHERE id = 26", "event 26: reason '7' is not a symbol"},
+      {"UPDATE events SET value = NULL WHERE id = 27", "event 27: no object"},
+      {"UPDATE events SET value = -4 WHERE id = 27", "event 27: object -4 (objects are 1 and up)"},
   };
   for (const Damage& d : kDamage) {
     INFO(d.sql);
@@ -359,5 +372,5 @@ TEST_CASE("sexp export: a head no record has is refused when the store opens") {
   const auto store = TraceStore::open(db);
   REQUIRE_FALSE(store.ok());
   CHECK(store.error().to_string() ==
-        db + ": damaged Skein database: events row 9: head is 99 (record heads are 0 to 16)");
+        db + ": damaged Skein database: events row 9: head is 99 (record heads are 0 to 19)");
 }

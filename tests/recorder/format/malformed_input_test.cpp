@@ -87,6 +87,31 @@ TEST_CASE("malformed records give exact FILE:LINE:COL messages") {
         "t.sexp:2:265: lists nested deeper than 256");
 }
 
+TEST_CASE("malformed drop, no-waiter and queued records give exact FILE:LINE:COL messages") {
+  // drop: two thread ids
+  CHECK(error_of("(drop 5 x 0)") == "t.sexp:2:9: expected an integer thread id after 'drop'");
+  CHECK(error_of("(drop 5 1)") == "t.sexp:2:10: expected an integer thread id after 'drop'");
+  CHECK(error_of("(drop 5 1 -9223372036854775808)") ==
+        "t.sexp:2:11: thread id -9223372036854775808 is reserved (thread ids are -9223372036854775807 to "
+        "9223372036854775807)");
+  // no-waiter: an object number of 1 and up, then a reason symbol
+  CHECK(error_of("(no-waiter 5 0 0 condition)") ==
+        "t.sexp:2:16: object number out of range (1 to 9223372036854775807)");
+  CHECK(error_of("(no-waiter 5 0 -3 condition)") ==
+        "t.sexp:2:16: object number out of range (1 to 9223372036854775807)");
+  CHECK(error_of("(no-waiter 5 0 x condition)") == "t.sexp:2:16: expected an integer object number after 'no-waiter'");
+  CHECK(error_of("(no-waiter 5 0 99999999999999999999 condition)") ==
+        "t.sexp:2:16: integer out of range (signed 64-bit) in 'no-waiter'");
+  CHECK(error_of("(no-waiter 5 0 1)") == "t.sexp:2:17: expected a reason symbol after 'no-waiter'");
+  CHECK(error_of("(no-waiter 5 0 1 \"condition\")") == "t.sexp:2:18: expected a reason symbol after 'no-waiter'");
+  CHECK(error_of("(no-waiter 5 0 1 7)") == "t.sexp:2:18: expected a reason symbol after 'no-waiter'");
+  CHECK(error_of("(no-waiter -1 0 1 condition)") == "t.sexp:2:12: time must not be negative");
+  // queued: a thread id, then an object number
+  CHECK(error_of("(queued 5 1 0)") == "t.sexp:2:13: object number out of range (1 to 9223372036854775807)");
+  CHECK(error_of("(queued 5 1)") == "t.sexp:2:12: expected an integer object number after 'queued'");
+  CHECK(error_of("(queued 5 w 1)") == "t.sexp:2:11: expected an integer thread id after 'queued'");
+}
+
 TEST_CASE("malformed headers are fatal with exact messages") {
   const auto only_error = [](std::string_view text) {
     const auto result = test::read_all(text);

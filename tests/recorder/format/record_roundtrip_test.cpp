@@ -1,4 +1,4 @@
-// record_roundtrip_test.cpp — each of the 17 record heads is written as
+// record_roundtrip_test.cpp — each of the 20 record heads is written as
 // the line FORMAT.md gives it, spelled out literally (the writer's oracle,
 // escapes included); every head, and thousands of random records of every
 // head, survive TraceWriter then TraceReader unchanged (with the writer
@@ -56,6 +56,10 @@ TEST_CASE("each record head is written as documented in FORMAT.md") {
   CHECK(format_record(ReturnRecord{20, 7}) == "(return 20 7)");
   CHECK(format_record(ShouldResolveRecord{21, 4}) == "(should-resolve 21 4)");
   CHECK(format_record(SnapshotRecord{23}) == "(snapshot 23)");
+  CHECK(format_record(DropRecord{24, 4, 0}) == "(drop 24 4 0)");
+  CHECK(format_record(DropRecord{24, 4, -1}) == "(drop 24 4 -1)");
+  CHECK(format_record(NoWaiterRecord{25, 3, 1, "condition"}) == "(no-waiter 25 3 1 condition)");
+  CHECK(format_record(QueuedRecord{26, 5, 1}) == "(queued 26 5 1)");
   // Strings: \\ \" \n \t \r escaped by name; other control bytes, DEL and
   // bytes that are not UTF-8 as \xHH; valid UTF-8 as it is.
   CHECK(format_record(LabelRecord{22, 1, "a\\b\"c\nd\te\rf\x01\x7f\xff caf\xc3\xa9"}) ==
@@ -93,10 +97,16 @@ TEST_CASE("every record head round-trips through writer and reader") {
       ReturnRecord{14, -1},
       ShouldResolveRecord{15, INT64_MAX},
       SnapshotRecord{16},
+      DropRecord{17, 2, 0},
+      DropRecord{17, INT64_MAX, kReservedThreadId + 1},
+      NoWaiterRecord{18, 0, 1, "condition"},
+      NoWaiterRecord{18, -1, INT64_MAX, "some-future.reason"},
+      QueuedRecord{19, 2, 1},
+      QueuedRecord{19, kReservedThreadId + 1, INT64_MAX},
       EndRecord{kMaxTime},
   };
   // The list names every head: a head added to record.hpp belongs in it.
-  REQUIRE(kRecordHeadCount == 17);
+  REQUIRE(kRecordHeadCount == 20);
   TraceHeader header;
   header.set("process", "round \"trip\"");
   header.set("pid", "4242");
@@ -143,6 +153,11 @@ TEST_CASE("thousands of random records round-trip") {
   };
   static constexpr std::string_view kSymbols[] = {"bind", "a.b-c", "x_1", "kind?", "<io>", "-x"};
   const auto random_symbol = [&]() { return kSymbols[rng() % std::size(kSymbols)]; };
+  // 1 to 2^63 - 1: every object number the format allows.
+  const auto random_object = [&]() -> ObjectId {
+    if (rng() % 2 == 0) return static_cast<ObjectId>(1 + rng() % 100);
+    return std::max<ObjectId>(1, static_cast<ObjectId>(rng() >> 1));
+  };
 
   std::vector<Record> records;
   for (int i = 0; i < 5000; ++i) {
@@ -163,7 +178,10 @@ TEST_CASE("thousands of random records round-trip") {
       case 13: records.push_back(EndRecord{random_time()}); break;
       case 14: records.push_back(ReturnRecord{random_time(), random_int()}); break;
       case 15: records.push_back(ShouldResolveRecord{random_time(), random_int()}); break;
-      default: records.push_back(SnapshotRecord{random_time()}); break;
+      case 16: records.push_back(SnapshotRecord{random_time()}); break;
+      case 17: records.push_back(DropRecord{random_time(), random_int(), random_int()}); break;
+      case 18: records.push_back(NoWaiterRecord{random_time(), random_int(), random_object(), random_symbol()}); break;
+      default: records.push_back(QueuedRecord{random_time(), random_int(), random_object()}); break;
     }
   }
   // Every head is drawn: a head added to record.hpp needs its case.

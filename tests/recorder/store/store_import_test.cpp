@@ -118,6 +118,66 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
         "warnings|0\n");
 }
 
+TEST_CASE(
+    "import: a trace from before drop, no-waiter and queued imports as it did, its heads table with three more codes") {
+  // The hand-computed tables above are those of every schema since 1; the
+  // heads table keeps each code and name and adds the three new ones, empty.
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  REQUIRE(test::import_text(kSkeinTrace, db).ok());
+  CHECK(query(db, "SELECT * FROM heads ORDER BY id") ==
+        "0|site|1\n1|spawn|2\n2|label|1\n3|switch|2\n4|wait|1\n5|read|1\n6|notify|1\n7|resolve|2\n8|merge|0\n"
+        "9|counter|0\n10|idle|1\n11|gc|0\n12|lost|0\n13|end|1\n14|return|0\n15|should-resolve|0\n"
+        "16|snapshot|0\n17|drop|0\n18|no-waiter|0\n19|queued|0\n");
+}
+
+// Lost wake-ups, event ids in the comments. Object 1 is also a thread's id,
+// and object 7 is no thread's: objects are not threads. The drop and the
+// no-waiter are by threads that are not running (the loop has control).
+const std::string kLostWakeupTrace =
+    "(skein-trace 1)\n"
+    "(spawn 10 1 0 condition)\n"        // 1
+    "(spawn 11 2 0 task)\n"             // 2
+    "(switch 12 2)\n"                   // 3
+    "(spawn 30 3 2 condition)\n"        // 4
+    "(switch 35 -1)\n"                  // 5
+    "(no-waiter 36 0 7 condition)\n"    // 6
+    "(queued 37 3 1)\n"                 // 7
+    "(drop 40 1 3)\n"                   // 8
+    "(end 50)\n";                       // 9
+
+TEST_CASE("import: drop, no-waiter and queued give SCHEMA.md's rows, run nobody, and make no thread of an object") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  const ImportResult r = test::import_text(kLostWakeupTrace, db);
+  INFO(r.error.to_string());
+  REQUIRE(r.ok());
+  CHECK(r.report.records == 9);
+  CHECK(r.report.threads == 4);
+  CHECK(r.report.warning_count == 0);
+  check_sound(db);
+  CHECK(query(db, "SELECT * FROM events WHERE head >= 17 ORDER BY id") ==
+        "6|36|18|0|NULL|7|condition\n"
+        "7|37|19|NULL|3|1|NULL\n"
+        "8|40|17|3|1|NULL|NULL\n");
+  // No thread 7; thread 1's last event is its drop, not the queued that
+  // names object 1; 3 is named by its queued and by its drop; 0 by its
+  // no-waiter.
+  CHECK(query(db, "SELECT id, first_event, last_event, first_activation, last_activation, run_time "
+                  "FROM threads ORDER BY id") ==
+        "0|1|6|1|1|2\n"
+        "1|1|8|NULL|NULL|0\n"
+        "2|2|4|2|2|23\n"
+        "3|4|8|NULL|NULL|0\n");
+  // Nobody runs after the switch to -1: neither 0's no-waiter nor 3's drop
+  // starts an activation (SCHEMA.md, rule 2).
+  CHECK(query(db, "SELECT * FROM activations ORDER BY id") == "1|1|0|10|12\n2|3|2|12|35\n");
+  CHECK(query(db, "SELECT count(*) FROM edges WHERE id IN (6, 7, 8)") == "0\n");
+  CHECK(query(db, "SELECT name, records FROM heads WHERE id >= 17 ORDER BY id") ==
+        "drop|1\nno-waiter|1\nqueued|1\n");
+  CHECK(query(db, "SELECT value FROM meta WHERE key = 'threads'") == "4\n");
+}
+
 TEST_CASE("import: a 2014 MirageOS sexp trace, with a loop absorbing a merged thread") {
   const std::string trace =
       "((time 10.000000)(op(Switch 0)))\r\n"                 // 1

@@ -65,15 +65,17 @@ TEST_CASE("untrusted: the wrong user_version, application_id, or another program
   const std::string db = dir.file("v.db");
   REQUIRE(test::import_text(kTrace, db).ok());
   tamper(db, "PRAGMA user_version = 7");
-  CHECK(open_error(db) == db + ": not a Skein database (user_version 7, expected 2)");
+  CHECK(open_error(db) == db + ": not a Skein database (user_version 7, expected 3)");
   tamper(db, "PRAGMA user_version = 1");
-  CHECK(open_error(db) == db + ": a database of an older Skein (schema 1, this one reads schema 2): import its trace again");
-  tamper(db, "PRAGMA user_version = 2; PRAGMA application_id = 42");
+  CHECK(open_error(db) == db + ": a database of an older Skein (schema 1, this one reads schema 3): import its trace again");
+  tamper(db, "PRAGMA user_version = 2");
+  CHECK(open_error(db) == db + ": a database of an older Skein (schema 2, this one reads schema 3): import its trace again");
+  tamper(db, "PRAGMA user_version = 3; PRAGMA application_id = 42");
   CHECK(open_error(db) == db + ": not a Skein database (application_id 42, expected 1399549489)");
 
   const std::string other = dir.file("other.db");
   tamper(other, "CREATE TABLE t(x)");
-  CHECK(open_error(other) == other + ": not a Skein database (user_version 0, expected 2)");
+  CHECK(open_error(other) == other + ": not a Skein database (user_version 0, expected 3)");
 }
 
 TEST_CASE("untrusted: a missing table, a changed column, a view or R*Tree defined otherwise") {
@@ -123,7 +125,7 @@ TEST_CASE("untrusted: files that are not SQLite databases, or are cut short") {
                                    Catch::Contains("file is not a database"));
   const std::string empty = dir.file("empty.db");
   test::write_file(empty, "");
-  CHECK(open_error(empty) == empty + ": not a Skein database (user_version 0, expected 2)");
+  CHECK(open_error(empty) == empty + ": not a Skein database (user_version 0, expected 3)");
   CHECK_THAT(open_error(dir.file("missing.db")), Catch::StartsWith(dir.file("missing.db") + ": cannot open"));
 
   // A real database cut in half: refused or readable, never a crash.

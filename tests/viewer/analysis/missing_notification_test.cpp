@@ -519,3 +519,87 @@ TEST_CASE("missing-notification: the suspect of a hand-off after polling is who 
   CHECK(report.findings[0].message.find("Most likely set by thread 12") != std::string::npos);
   CHECK(report.findings[0].message.find("; or thread 5") != std::string::npos);
 }
+
+namespace {
+// A token bucket: the ticker (10, a fiber on its own timers) releases a
+// semaphore (object 1) when the bucket is not full. Its turn at 2100
+// releases with nobody waiting (no-waiter): that is its routine. Its turn
+// at 3100 finds the bucket full and does nothing (an empty turn). The
+// client (20) then acquires: its waiter 21 queues on the semaphore. The
+// ticker's next turn hands the permit to 21.
+const std::string kTokenBucket =
+    "(skein-trace 1)\n"
+    "(spawn 100 10 0 fiber)\n"
+    "(spawn 110 20 0 fiber)\n"
+    "(switch 1000 10)\n"
+    "(spawn 1100 11 10 sleep)\n"
+    "(wait 1200 10 11)\n"
+    "(switch 1300 -1)\n"
+    "(notify 2000 -1 11 timer)\n"
+    "(resolve 2000 11 -1 ok)\n"
+    "(switch 2100 10)\n"
+    "(no-waiter 2200 10 1 semaphore)\n"
+    "(spawn 2300 12 10 sleep)\n"
+    "(wait 2400 10 12)\n"
+    "(switch 2500 -1)\n"
+    "(notify 3000 -1 12 timer)\n"
+    "(resolve 3000 12 -1 ok)\n"
+    "(switch 3100 10)\n"
+    "(spawn 3200 13 10 sleep)\n"
+    "(wait 3300 10 13)\n"
+    "(switch 3400 -1)\n"
+    "(switch 3500 20)\n"
+    "(spawn 3600 21 20 semaphore)\n"
+    "(queued 3600 21 1)\n"
+    "(wait 3700 20 21)\n"
+    "(switch 3800 -1)\n"
+    "(notify 4000 -1 13 timer)\n"
+    "(resolve 4000 13 -1 ok)\n"
+    "(switch 4100 10)\n"
+    "(notify 4200 10 21 semaphore)\n"
+    "(resolve 4300 21 10 ok)\n"
+    "(spawn 4400 14 10 sleep)\n"
+    "(wait 4500 10 14)\n"
+    "(switch 4600 -1)\n"
+    "(switch 4700 20)\n"
+    "(read 4800 20 21)\n"
+    "(switch 4900 -1)\n"
+    "(end 5000)\n";
+}  // namespace
+
+TEST_CASE("missing-notification: time-driven work through a primitive is its routine, not a poll's hand-off") {
+  CHECK(lint_lines(kTokenBucket, kRule) == "");
+  const LintReport report = test::lint_with_transfers(kTokenBucket, kRule);
+  bool routine = false;
+  for (const ControlTransfer& t : report.transfers)
+    if (t.hand_off && t.event == 28) {
+      routine = t.cause == ControlCause::hand_off_routine;
+      CHECK(t.cause_event == 21);  // the waiter's spawn: the client's request
+    }
+  CHECK(routine);
+
+  SECTION("a primitive never signalled with nobody waiting is no routine") {
+    CHECK(lint_lines(replaced(kTokenBucket, "(no-waiter 2200 10 1 semaphore)\n", ""), kRule) ==
+          "missing-notification error 4200 t=10 from=-1 suspect=20 event=27\n");
+  }
+  SECTION("a waiter that queued before the empty turn was passed over by it: a poll") {
+    // The client queues before the ticker's turn at 3100, which hands it
+    // nothing: what made the next turn hand it the permit is not recorded.
+    std::string early = replaced(kTokenBucket,
+                                 "(switch 3500 20)\n(spawn 3600 21 20 semaphore)\n(queued 3600 21 1)\n(wait 3700 20 21)\n"
+                                 "(switch 3800 -1)\n",
+                                 "");
+    early = replaced(early, "(notify 3000 -1 12 timer)\n",
+                     "(switch 2600 20)\n(spawn 2700 21 20 semaphore)\n(queued 2700 21 1)\n(wait 2800 20 21)\n"
+                     "(switch 2900 -1)\n(notify 3000 -1 12 timer)\n");
+    early = replaced(early, "(switch 3400 -1)\n", "(switch 3400 -1)\n(switch 3500 20)\n(switch 3800 -1)\n");
+    CHECK(lint_lines(early, kRule).find("missing-notification error 4200 t=10") != std::string::npos);
+  }
+  SECTION("a turn that signals with nobody waiting is not empty") {
+    // The turn at 3100 releases too: no empty turn before the hand-off.
+    const std::string busy =
+        replaced(replaced(kTokenBucket, "(no-waiter 2200 10 1 semaphore)\n", ""), "(switch 3100 10)\n",
+                 "(switch 3100 10)\n(no-waiter 3150 10 7 semaphore)\n");
+    CHECK(lint_lines(busy, kRule) == "");
+  }
+}

@@ -265,3 +265,77 @@ TEST_CASE("pending-at-end: a promise the program said should resolve is an error
         "pending-at-end error 1100 t=2 from=none suspect=none event=2\n"
         "pending-at-end warning 1000 t=1 from=none suspect=none event=1\n");
 }
+
+TEST_CASE("pending-at-end: a promise whose last resolver was dropped, waited on, is a lost wake-up naming the dropper") {
+  // 1 is a reply task; its resolver is dropped by the server (5) at 2000;
+  // 2, a bind, waits on it.
+  const std::string trace =
+      "(skein-trace 1)\n"
+      "(spawn 1000 1 0 task)\n"
+      "(spawn 1100 2 0 bind)\n"
+      "(wait 1200 2 1)\n"
+      "(spawn 1300 5 0 fiber)\n"
+      "(switch 1900 5)\n"
+      "(drop 2000 1 5)\n"
+      "(switch 2100 -1)\n"
+      "(end 3000)\n";
+  const LintReport report = lint_trace(trace, kRule);
+  CHECK(test::finding_lines(report.findings) ==
+        "pending-at-end error 1000 t=1 from=none suspect=5 event=1\n"
+        "pending-at-end warning 1300 t=5 from=none suspect=none event=4\n");
+  REQUIRE(report.findings.size() == 2);
+  CHECK(report.findings[0].message ==
+        "thread 1 is still pending at the end (0.003000 ms); waits on nothing recorded; its last resolver was dropped "
+        "by thread 5 at 0.002000 ms: nothing can settle it, and it is waited on: a lost wake-up; thread 2 waits on "
+        "it, pending because it is");
+  CHECK(report.findings[0].related == std::vector<ThreadId>{2});
+  // Nobody waits on it: still pending, and unsettleable, but no wake-up
+  // was lost: a warning that says so.
+  std::string alone = trace;
+  alone.erase(alone.find("(spawn 1100 2 0 bind)\n(wait 1200 2 1)\n"), std::string("(spawn 1100 2 0 bind)\n(wait 1200 2 1)\n").size());
+  const LintReport unwaited = lint_trace(alone, kRule);
+  REQUIRE_FALSE(unwaited.findings.empty());
+  CHECK(unwaited.findings[0].severity == LintSeverity::warning);
+  CHECK_THAT(unwaited.findings[0].message, Catch::Contains("last resolver was dropped by thread 5"));
+  CHECK_THAT(unwaited.findings[0].message, !Catch::Contains("lost wake-up"));
+}
+
+TEST_CASE("pending-at-end: a wait in a condition after its signal found nobody is a lost wake-up naming the signaller") {
+  // 5 signals condition 1 at 2000 with nobody waiting; 0 then waits in it
+  // (the waiter 3, queued on 1) and nothing signals again. Semaphore 2's
+  // release with nobody waiting keeps its permit: no lost wake-up there.
+  const std::string trace =
+      "(skein-trace 1)\n"
+      "(spawn 1000 5 0 fiber)\n"
+      "(switch 1900 5)\n"
+      "(no-waiter 2000 5 1 condition)\n"
+      "(no-waiter 2050 5 2 semaphore)\n"
+      "(switch 2100 -1)\n"
+      "(switch 2500 0)\n"
+      "(spawn 3000 3 0 condition)\n"
+      "(queued 3000 3 1)\n"
+      "(spawn 3100 4 0 semaphore)\n"
+      "(queued 3100 4 2)\n"
+      "(switch 3200 -1)\n"
+      "(drop 3900 3 0)\n"
+      "(end 4000)\n";
+  const LintReport report = lint_trace(trace, kRule);
+  CHECK(test::finding_lines(report.findings) ==
+        "pending-at-end error 3000 t=3 from=none suspect=5 event=7\n"
+        "pending-at-end warning 1000 t=5 from=none suspect=none event=1\n"
+        "pending-at-end warning 3100 t=4 from=none suspect=none event=9\n");
+  REQUIRE(report.findings.size() == 3);
+  // The lost signal, not the condition's death at the end (the drop at
+  // 3900), is what it says.
+  CHECK(report.findings[0].message ==
+        "thread 3 is still pending at the end (0.004000 ms); waits on nothing recorded; it waits in condition 1, "
+        "which thread 5 signalled at 0.002000 ms with nobody waiting: a lost wake-up, the signal came before the "
+        "wait");
+  // A wait that began before the signal was not missed by it.
+  std::string before = trace;
+  before.replace(before.find("(no-waiter 2000 5 1 condition)\n"), std::string("(no-waiter 2000 5 1 condition)\n").size(), "");
+  before.insert(before.find("(switch 3200 -1)"), "(no-waiter 3150 0 1 condition)\n");
+  const LintReport later = lint_trace(before, kRule);
+  REQUIRE_FALSE(later.findings.empty());
+  CHECK_THAT(later.findings[0].message, !Catch::Contains("signal came before"));
+}

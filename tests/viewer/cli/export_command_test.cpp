@@ -71,6 +71,20 @@ const std::string kTrace =
     "(gc 18000 300)\n"
     "(end 20000)\n";
 
+// kTrace with the lost wake-ups before its end: thread 1 signals primitive
+// 5 (no thread 5) while the loop runs nobody (event 23), thread 4 drops
+// thread 1 (24), thread 2 joins primitive 5's queue (25).
+std::string with_lost_wakeups(const std::string& trace) {
+  const std::string end = "(end 20000)\n";
+  const auto at = trace.rfind(end);
+  REQUIRE(at != std::string::npos);
+  return trace.substr(0, at) +
+         "(no-waiter 18100 1 5 x/y<z>&q)\n"
+         "(drop 18200 1 4)\n"
+         "(queued 18300 2 5)\n" +
+         end;
+}
+
 QJsonArray parse_chrome(const std::string& text) {
   QJsonParseError error{};
   const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(text), &error);
@@ -241,6 +255,49 @@ TEST_CASE("skein export chrome: tracks, slices, flows and counters of a small tr
   CHECK(named);
 }
 
+TEST_CASE("skein export chrome: drop and no-waiter are instants on the dropped and the signalling thread's tracks") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, with_lost_wakeups(kTrace));
+  const auto r = run_process({kSkein, "export", trace, "--format", "chrome"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const QJsonArray events = parse_chrome(r.out);  // whole JSON: every string escaped
+  CHECK(check_chrome_structure(events) == 7);     // no flows of their own
+  std::vector<QJsonObject> lost;
+  std::set<qint64> tracks;
+  std::size_t runs = 0;
+  for (const auto& value : events) {
+    const QJsonObject e = value.toObject();
+    if (e.value("ph").toString() == "M" && e.value("name").toString() == "thread_name")
+      tracks.insert(e.value("tid").toInteger());
+    if (e.value("cat").toString() == "lost-wakeup") lost.push_back(e);
+    if (e.value("cat").toString() == "run") ++runs;
+    CHECK(e.value("args").toObject().value("event").toInteger() != 25);  // queued is not drawn
+  }
+  REQUIRE(lost.size() == 2);
+  const QJsonObject& no_waiter = lost[0];
+  CHECK(no_waiter.value("ph").toString() == "i");
+  CHECK(no_waiter.value("s").toString() == "t");
+  CHECK(no_waiter.value("name").toString() == "no-waiter");
+  CHECK(no_waiter.value("tid").toInteger() == 1);  // the signalling thread
+  CHECK(no_waiter.value("ts").toDouble() == 18.1);
+  const QJsonObject nw_args = no_waiter.value("args").toObject();
+  CHECK(nw_args.value("event").toInteger() == 23);
+  CHECK(nw_args.value("object").toInteger() == 5);
+  CHECK(nw_args.value("reason").toString() == "x/y<z>&q");
+  const QJsonObject& drop = lost[1];
+  CHECK(drop.value("ph").toString() == "i");
+  CHECK(drop.value("name").toString() == "drop");
+  CHECK(drop.value("tid").toInteger() == 1);  // the dropped thread
+  CHECK(drop.value("ts").toDouble() == 18.2);
+  CHECK(drop.value("args").toObject().value("event").toInteger() == 24);
+  CHECK(drop.value("args").toObject().value("by").toInteger() == 4);
+  // An object is no thread: no track 5; and neither record ran anyone.
+  CHECK(tracks.count(5) == 0);
+  CHECK(runs == 5);
+}
+
 TEST_CASE("skein export chrome: a generated trace keeps every flow paired and placed") {
   skein::samples::SyntheticOptions options;
   options.records = 20'000;
@@ -267,6 +324,20 @@ TEST_CASE("skein export folded: label ancestry and run time in microseconds") {
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   // 2 (unlabelled) counts toward "server"; 4 has no labelled creator.
+  CHECK(r.out ==
+        "(no label) 1\n"
+        "main 1\n"
+        "main;server 6\n"
+        "main;server;conn:1 8\n");
+}
+
+TEST_CASE("skein export folded: drop, no-waiter and queued change no stack") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, with_lost_wakeups(kTrace));
+  const auto r = run_process({kSkein, "export", "--format", "folded", trace});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
   CHECK(r.out ==
         "(no label) 1\n"
         "main 1\n"

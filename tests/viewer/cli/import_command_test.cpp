@@ -213,7 +213,7 @@ TEST_CASE("skein import: killed at random points, leaves the old database or a c
     }
     REQUIRE(skein::test::file_exists(target));
     CHECK(query(target, "PRAGMA integrity_check") == "ok\n");
-    CHECK(query(target, "PRAGMA user_version") == "2\n");
+    CHECK(query(target, "PRAGMA user_version") == "3\n");
     const std::string records = query(target, "SELECT value FROM meta WHERE key = 'records'");
     CHECK((records == "3\n" || records == expected_new));
     CHECK(query(target, "SELECT count(*) FROM events") == records);

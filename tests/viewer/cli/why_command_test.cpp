@@ -142,3 +142,55 @@ TEST_CASE("skein why: usage errors exit 2") {
   CHECK_THAT(nothread.err, Catch::Contains("no thread 77 in the trace"));
   CHECK(run_process({kSkein, "why", dir.file("absent.sexp"), "--thread", "1"}).exit_code == 2);
 }
+
+TEST_CASE("skein why: a pending promise whose resolver was dropped ends at the lost wake-up, naming who dropped it") {
+  TempDir dir;
+  const std::string trace = dir.file("dropped.sexp");
+  skein::test::write_file(trace,
+                          "(skein-trace 1)\n"
+                          "(spawn 1000 1 0 task)\n"
+                          "(label 1000 1 \"reply\")\n"
+                          "(spawn 1100 2 0 bind)\n"
+                          "(wait 1200 2 1)\n"
+                          "(spawn 1300 5 0 fiber)\n"
+                          "(label 1300 5 \"server\")\n"
+                          "(switch 1900 5)\n"
+                          "(drop 2000 1 5)\n"
+                          "(resolve 2050 5 5 ok)\n"
+                          "(switch 2100 -1)\n"
+                          "(end 3000)\n");
+  // Finding #1 is the reply, pending, its resolver dropped by the server.
+  const auto r = run_process({kSkein, "why", trace, "--finding", "1"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out ==
+        "why thread 1 \"reply\" was still waiting at the end:\n"
+        "lost wake-up: it can never be settled: its last resolver was dropped, or the primitive it waited in "
+        "destroyed (event 8); by thread 5 \"server\"\n");
+  // Asked about the bind that waits on it, the answer follows its wait.
+  const auto waiter = run_process({kSkein, "why", trace, "--thread", "2", "--at", "2500ns"});
+  INFO(waiter.out << waiter.err);
+  CHECK(waiter.exit_code == 1);
+  CHECK_THAT(waiter.out, Catch::Contains("lost wake-up: thread 1, which it waits on, can never be settled"));
+  CHECK_THAT(waiter.out, Catch::Contains("by thread 5 \"server\""));
+}
+
+TEST_CASE("skein why: a routine signal's hand-off goes back to the waiter's request") {
+  TempDir dir;
+  const std::string trace = dir.file("bucket.sexp");
+  // The token bucket of the lint tests (missing_notification_test.cpp):
+  // the ticker's semaphore release at 4200 reaches the client's waiter 21.
+  skein::test::write_file(trace,
+                          "(skein-trace 1)\n(spawn 100 10 0 fiber)\n(spawn 110 20 0 fiber)\n(switch 1000 10)\n"
+                          "(spawn 1100 11 10 sleep)\n(wait 1200 10 11)\n(switch 1300 -1)\n(notify 2000 -1 11 timer)\n"
+                          "(resolve 2000 11 -1 ok)\n(switch 2100 10)\n(no-waiter 2200 10 1 semaphore)\n"
+                          "(spawn 2300 12 10 sleep)\n(wait 2400 10 12)\n(switch 2500 -1)\n(notify 3000 -1 12 timer)\n"
+                          "(resolve 3000 12 -1 ok)\n(switch 3100 10)\n(spawn 3200 13 10 sleep)\n(wait 3300 10 13)\n"
+                          "(switch 3400 -1)\n(switch 3500 20)\n(spawn 3600 21 20 semaphore)\n(queued 3600 21 1)\n"
+                          "(wait 3700 20 21)\n(switch 3800 -1)\n(notify 4000 -1 13 timer)\n(resolve 4000 13 -1 ok)\n"
+                          "(switch 4100 10)\n(notify 4200 10 21 semaphore)\n(resolve 4300 21 10 ok)\n(end 5000)\n");
+  const auto r = run_process({kSkein, "why", trace, "--event", "28"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("  1. thread 21 was created by thread 20 at 3.600 µs (event 21)"));
+}

@@ -22,12 +22,39 @@ class PendingAtEnd final : public LintRule {
 
   [[nodiscard]] std::uint32_t observed_heads() const override {
     return head_mask({RecordHead::spawn, RecordHead::label, RecordHead::resolve, RecordHead::wait,
-                      RecordHead::read, RecordHead::merge, RecordHead::should_resolve, RecordHead::lost});
+                      RecordHead::read, RecordHead::merge, RecordHead::should_resolve, RecordHead::lost,
+                      RecordHead::drop, RecordHead::no_waiter, RecordHead::queued});
   }
   void observe(const TraceEvent& e) override {
     switch (e.head) {
       case RecordHead::lost:
         if (e.has_value && e.value > 0) gaps_.push_back(e.id);
+        break;
+      case RecordHead::drop:
+        // Its last resolver (or the primitive it waited in) is gone: nothing
+        // can settle it now. The first drop counts.
+        if (is_thread(e.target) && state_.at(e.target).dropped == 0) {
+          State& s = state_.at(e.target);
+          s.dropped = e.id;
+          s.dropped_time = e.time;
+          s.dropped_by = e.actor;
+        }
+        break;
+      case RecordHead::no_waiter:
+        // A condition's signal with nobody waiting is lost (the other
+        // primitives keep a permit or a value for whoever comes).
+        if (e.has_value && e.has_text && e.text == "condition")
+          lost_signals_[e.value] = LostSignal{e.id, e.time, e.actor};
+        break;
+      case RecordHead::queued:
+        if (is_thread(e.target) && e.has_value) {
+          const auto it = lost_signals_.find(e.value);
+          if (it != lost_signals_.end()) {
+            State& s = state_.at(e.target);
+            s.missed = it->second;
+            s.object = e.value;
+          }
+        }
         break;
       case RecordHead::spawn: {
         if (!is_thread(e.target)) return;
@@ -35,6 +62,10 @@ class PendingAtEnd final : public LintRule {
         if (s.spawn_event != 0) return;  // spawned again: the import warned, the first counts
         s.spawn_event = e.id;
         s.spawn_time = e.time;
+        // A blocking call on a primitive: it waits in the primitive's queue.
+        if (e.has_text && (e.text == "mutex" || e.text == "condition" || e.text == "mailbox" || e.text == "stream" ||
+                           e.text == "semaphore"))
+          s.queued_kind = std::string(e.text);
         s.site = e.has_value ? e.value : -1;
         s.parent = e.actor;
         spawns_.push_back(e.target);
@@ -94,6 +125,8 @@ class PendingAtEnd final : public LintRule {
     state_.for_each([&](ThreadId id, const State& s) {
       Group& g = groups.at(groups_.root(id));
       if (s.resolved != 0) g.resolved = true;
+      if (s.dropped != 0 && (g.dropped == kNoThread || s.dropped < state_.at(g.dropped).dropped)) g.dropped = id;
+      if (s.missed.event != 0 && g.missed == kNoThread) g.missed = id;
       if (s.should_resolve != 0 && (g.should_resolve == 0 || s.should_resolve < g.should_resolve)) {
         g.should_resolve = s.should_resolve;
         g.should_resolve_time = s.should_resolve_time;
@@ -146,6 +179,12 @@ class PendingAtEnd final : public LintRule {
       }
     }
 
+    // The promises some pending promise's open wait names.
+    ThreadTable<Flag> waited;
+    groups.for_each([&](ThreadId, const Group& g) {
+      if (!g.resolved && g.waits_on != kNoThread) waited.at(groups_.root(g.waits_on)).set = true;
+    });
+
     std::vector<Pending> found;
     std::map<std::string, std::size_t> key_order;  // group key -> first appearance
     for (const ThreadId t : spawns_) {
@@ -172,7 +211,34 @@ class PendingAtEnd final : public LintRule {
                               : (g.waiter == t ? "" : thread_phrase(g.waiter) + " ") + "waits on " +
                                     thread_phrase(g.waits_on);
       bool lost = false;
-      if (end.ended_cleanly && g.waits_on != kNoThread) {
+      // A promise nothing can settle any more, which something waits on:
+      // its resolver was dropped (or the primitive it waited in), or it
+      // waits in a condition whose signal came before it and found nobody.
+      const Flag* named = waited.find(root);
+      const bool waited_on = named != nullptr && named->set;
+      // The signal lost before the wait comes first: a condition that dies
+      // with the waiter in it (a drop) is its consequence.
+      if (g.missed != kNoThread) {
+        const State& m = state_.at(g.missed);
+        waits += "; " + (g.missed == t ? std::string("it waits") : thread_phrase(g.missed) + " waits") +
+                 " in condition " + std::to_string(m.object) + ", which " + thread_phrase(m.missed.by) +
+                 " signalled at " + time_phrase(m.missed.time) +
+                 " with nobody waiting: a lost wake-up, the signal came before the wait";
+        if (is_thread(m.missed.by) || m.missed.by == kScheduler) f.suspect = m.missed.by;
+        lost = true;
+      } else if (g.dropped != kNoThread) {
+        const State& d = state_.at(g.dropped);
+        const std::string whose = g.dropped == t ? std::string("its") : thread_phrase(g.dropped) + "'s";
+        waits += "; " +
+                 (d.queued_kind.empty() ? whose + " last resolver was dropped by "
+                                        : "the " + d.queued_kind + " " + (g.dropped == t ? std::string("it") : thread_phrase(g.dropped)) +
+                                              " waited in was destroyed by ") +
+                 thread_phrase(d.dropped_by) + " at " + time_phrase(d.dropped_time) + ": nothing can settle it";
+        if (is_thread(d.dropped_by) || d.dropped_by == kScheduler) f.suspect = d.dropped_by;
+        lost = waited_on;
+        if (lost) waits += ", and it is waited on: a lost wake-up";
+      }
+      if (!lost && end.ended_cleanly && g.waits_on != kNoThread) {
         // Follow the chain of waits, group by group, to what nobody can resolve.
         ThreadId at = g.waits_on;
         for (int i = 0; i < kWaitChainLimit; ++i) {
@@ -256,7 +322,18 @@ class PendingAtEnd final : public LintRule {
   }
 
  private:
+  struct LostSignal {
+    std::int64_t event = 0;  // 0: none
+    TimeNs time = 0;
+    ThreadId by = kNoThread;
+  };
   struct State {
+    std::int64_t dropped = 0;  // its first drop record; 0: none
+    TimeNs dropped_time = 0;
+    ThreadId dropped_by = kNoThread;
+    LostSignal missed;          // the lost signal of the condition it queued in after it; event 0: none
+    std::int64_t object = 0;    // that condition's number
+    std::string queued_kind;    // a primitive's waiter: the primitive's kind ("condition", ...); "" otherwise
     std::int64_t spawn_event = 0;
     TimeNs spawn_time = 0;
     std::int64_t site = -1;
@@ -283,11 +360,16 @@ class PendingAtEnd final : public LintRule {
     ThreadId waiter = kNoThread;
     std::int64_t wait_event = 0;
     bool folded = false;  // reported with the promise at the end of its waits
+    ThreadId dropped = kNoThread;  // the member whose last resolver was dropped first
+    ThreadId missed = kNoThread;   // a member waiting in a condition after its signal was lost
   };
   struct Pending {
     LintFinding finding;
     std::string key;
     std::uint64_t merged;
+  };
+  struct Flag {
+    bool set = false;
   };
   struct Waiters {
     std::vector<ThreadId> threads;  // the first threads of the promises folded into this one
@@ -347,6 +429,7 @@ class PendingAtEnd final : public LintRule {
   std::vector<std::string> labels_;
   MergeGroups groups_;
   std::vector<std::int64_t> gaps_;  // `lost` records that lost something, in order
+  std::map<std::int64_t, LostSignal> lost_signals_;  // by condition number: its latest signal nobody heard
 };
 
 }  // namespace
