@@ -1,8 +1,10 @@
 // runtime_core_bench.cpp — Skein's side of the runtime benchmarks W1-W3, with
 // the same workloads, interface and output as the Lwt peer
-// (peers/lwt_bench.ml, which documents what one operation is).
+// (peers/lwt_bench.ml, which documents what one operation is); and L1, a
+// lost wake-up of Skein's own with no peer, for what its record costs the
+// capture (capture_overhead.cpp).
 //
-// Usage: runtime_core_bench --workload W1|W2|W3 --n N --repeat R
+// Usage: runtime_core_bench --workload W1|W2|W3|L1 --n N --repeat R
 // Runs the workload once untimed with max(1, N/10), then R timed runs, and
 // prints one line per timed run: "W1 skein 12.34" (ns per operation). Every
 // workload checks its result; exit 1 if wrong, 2 on bad arguments. Tracing
@@ -84,9 +86,20 @@ long long w3(long long n) {
   return rounds * kW3Width;
 }
 
+// L1: a fresh task whose only resolver ends while it is pending (traced:
+// spawn, drop).
+long long l1(long long n) {
+  for (long long i = 0; i < n; ++i) {
+    auto [p, r] = skein::task<int>();
+    { skein::Resolver<int> last = std::move(r); }
+    if (p.state() != skein::State::pending) check_failed("L1: iteration " + std::to_string(i) + " settled");
+  }
+  return n;
+}
+
 constexpr const char* kUsage =
-    "usage: runtime_core_bench --workload W1|W2|W3 --n N --repeat R\n"
-    "  W1 resolve-bind, W2 pause-loop, W3 fan-out-join\n"
+    "usage: runtime_core_bench --workload W1|W2|W3|L1 --n N --repeat R\n"
+    "  W1 resolve-bind, W2 pause-loop, W3 fan-out-join, L1 resolver dropped (drop)\n"
     "  Runs the workload once untimed with max(1, N/10), then R timed runs, and\n"
     "  prints one line per timed run: \"W1 skein 12.34\" (ns per operation).\n"
     "  Exit 0 on success, 1 if a workload's result is wrong, 2 on bad arguments.\n";
@@ -95,6 +108,7 @@ constexpr skein::bench::Workload kWorkloads[] = {
     {"W1", "ns per resolve-bind iteration", w1},
     {"W2", "ns per pause", w2},
     {"W3", "ns per promise (1000 per join)", w3},
+    {"L1", "ns per task whose resolver is dropped", l1},
 };
 
 }  // namespace

@@ -1,9 +1,10 @@
 // runtime_sync_bench.cpp — Skein's side of runtime benchmark W4, ping-pong
 // through two mailboxes, with the same workload, interface and output as the
 // Lwt peer (peers/lwt_bench.ml, which documents what one operation is) and
-// runtime_core_bench.cpp.
+// runtime_core_bench.cpp; and L2 and L3, lost wake-ups of Skein's own with
+// no peer, for what their records cost the capture (capture_overhead.cpp).
 //
-// Usage: runtime_sync_bench --workload W4 --n N --repeat R
+// Usage: runtime_sync_bench --workload W4|L2|L3 --n N --repeat R
 // Runs the workload once untimed with max(1, N/10), then R timed runs, and
 // prints one line per timed run: "W4 skein 12.34" (ns per round trip). The
 // result is checked (every reply and the final counter); exit 1 if wrong, 2
@@ -55,15 +56,40 @@ long long w4(long long n) {
   return n;
 }
 
+// L2: a signal with nobody waiting (traced: no-waiter).
+long long l2(long long n) {
+  skein::Condition<> condition;
+  for (long long i = 0; i < n; ++i) condition.signal();
+  if (condition.waiters() != 0) throw CheckFailed("L2: a waiter appeared");
+  return n;
+}
+
+// L3: a wait on a condition that once had nobody to wake (so it has a
+// number), woken by the next signal (traced: spawn, queued, notify,
+// resolve).
+long long l3(long long n) {
+  skein::Condition<> condition;
+  condition.signal();  // nobody waits: the condition's number, when traced
+  for (long long i = 0; i < n; ++i) {
+    skein::Promise<void> woken = condition.wait();
+    condition.signal();
+    if (woken.state() != skein::State::fulfilled) throw CheckFailed("L3: wait " + std::to_string(i) + " not woken");
+  }
+  return n;
+}
+
 constexpr const char* kUsage =
-    "usage: runtime_sync_bench --workload W4 --n N --repeat R\n"
-    "  W4 ping-pong (two mailboxes)\n"
+    "usage: runtime_sync_bench --workload W4|L2|L3 --n N --repeat R\n"
+    "  W4 ping-pong (two mailboxes), L2 signal nobody waits for (no-waiter),\n"
+    "  L3 wait queued on a numbered condition, then signalled (queued)\n"
     "  Runs the workload once untimed with max(1, N/10), then R timed runs, and\n"
     "  prints one line per timed run: \"W4 skein 12.34\" (ns per round trip).\n"
     "  Exit 0 on success, 1 if the workload's result is wrong, 2 on bad arguments.\n";
 
 constexpr skein::bench::Workload kWorkloads[] = {
     {"W4", "ns per round trip (2 mailbox hand-overs)", w4},
+    {"L2", "ns per signal with nobody waiting", l2},
+    {"L3", "ns per wait queued and signalled", l3},
 };
 
 }  // namespace
