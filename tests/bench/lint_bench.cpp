@@ -16,10 +16,19 @@
 // on a loaded machine it shows whether a missed figure is the lint's or
 // the neighbours'.
 //
+// A second trace of as many records is one fiber that spins on pause()
+// (the shape of tests/user_programs/flag_spin, whose 15 ms make 400,000
+// to 650,000 records in a release build): each round spawns a pause, waits
+// for it, and the loop resolves it by a yield. One thread with that many
+// waits is where a replay that walks a thread's every wait per turn turns
+// quadratic. Target: its lint costs at most 2x the mix's per record, both
+// measured in this run (a ratio, so the machine's load cancels out).
+//
 // Usage: lint_bench [RECORDS] (default 1,000,000).
 #include <time.h>
 
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -53,18 +62,43 @@ double cpu_seconds() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const std::uint64_t records = argc > 1 ? std::stoull(argv[1]) : 1'000'000;
-  const std::string trace = "bench-lint.sexp";
-  const std::string db = "bench-lint.db";
-  const std::uint64_t written = bench::write_synthetic_trace("lint_bench", trace, records);
+namespace {
+
+// Writes `records` records (a few more, to finish a round): a fiber whose
+// every round is spawn pause, wait, switch out, the yield's notify and
+// resolve, switch in, read. Returns the count written.
+std::uint64_t write_pausing_fiber(const std::string& path, std::uint64_t records) {
+  std::ofstream out(path);
+  if (!out) fail("cannot write " + path);
+  out << "(skein-trace 1 (process \"lint_bench pausing fiber\"))\n"
+         "(site 0 \"spin.cpp\" 1 \"relay\")\n"
+         "(spawn 10 1 0 fiber 0)\n(switch 10 1)\n(label 11 1 \"relay\")\n";
+  std::uint64_t written = 5;
+  std::int64_t time = 20;
+  for (std::int64_t pause = 2; written < records; ++pause) {
+    out << "(spawn " << time << ' ' << pause << " 1 pause 0)\n(wait " << time << " 1 " << pause
+        << ")\n(switch " << time + 10 << " -1)\n(notify " << time + 10 << " -1 " << pause
+        << " yield)\n(resolve " << time + 10 << ' ' << pause << " -1 ok)\n(switch " << time + 20
+        << " -1)\n(switch " << time + 20 << " 1)\n(read " << time + 30 << " 1 " << pause << ")\n";
+    written += 8;
+    time += 40;
+  }
+  out << "(resolve " << time << " 1 1 ok)\n";
+  if (!out.flush()) fail("cannot write " + path);
+  return written + 1;
+}
+
+struct LintTimes {
+  std::vector<double> analysis, storing, total, cpu;
+  std::size_t findings = 0;
+};
+
+LintTimes time_lint(const std::string& trace, const std::string& db) {
   ImportOptions import_options;
   import_options.sync = false;
   const ImportResult imported = import_trace(trace, db, import_options);
   if (!imported.ok()) fail(imported.error.to_string());
-
-  std::vector<double> analysis, storing, total, cpu;
-  std::size_t findings = 0;
+  LintTimes times;
   for (int run = 0; run < kRuns; ++run) {
     const double cpu0 = cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
@@ -80,23 +114,41 @@ int main(int argc, char** argv) {
     if (Status s = store_lint_report(db, report, AnomalyDurability::rebuildable); !s.ok())
       fail(s.error().to_string());
     const double done = seconds_since(start);
-    analysis.push_back(analysed);
-    storing.push_back(done - analysed);
-    total.push_back(done);
-    cpu.push_back(cpu_seconds() - cpu0);
-    findings = report.findings.size();
+    times.analysis.push_back(analysed);
+    times.storing.push_back(done - analysed);
+    times.total.push_back(done);
+    times.cpu.push_back(cpu_seconds() - cpu0);
+    times.findings = report.findings.size();
   }
   std::remove(trace.c_str());
   std::remove(db.c_str());
+  return times;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::uint64_t records = argc > 1 ? std::stoull(argv[1]) : 1'000'000;
+  const std::uint64_t written = bench::write_synthetic_trace("lint_bench", "bench-lint.sexp", records);
+  const LintTimes mix = time_lint("bench-lint.sexp", "bench-lint.db");
+  const std::uint64_t spin_written = write_pausing_fiber("bench-lint-spin.sexp", records);
+  const LintTimes spin = time_lint("bench-lint-spin.sexp", "bench-lint-spin.db");
 
   char name[96];
   std::snprintf(name, sizeof name, "skein lint, %llu records, all rules", static_cast<unsigned long long>(written));
   bench::Table table("lints (skein lint of a generated Skein trace, after import), median of 5 runs");
-  table.add({name, bench::fixed(median(total), 3, "s"), "<= 1.000 s", median(total) <= 1.0});
-  table.add({"  of which: read, replay and rules", bench::fixed(median(analysis), 3, "s"), "", true});
-  table.add({"  of which: store " + std::to_string(findings) + " findings", bench::fixed(median(storing), 3, "s"),
-             "", true});
-  table.add({"  CPU time (the machine is shared)", bench::fixed(median(cpu), 3, "s"), "", true});
-  table.add({"  per record", bench::fixed(median(total) / static_cast<double>(written) * 1e9, 0, "ns"), "", true});
+  table.add({name, bench::fixed(median(mix.total), 3, "s"), "<= 1.000 s", median(mix.total) <= 1.0});
+  table.add({"  of which: read, replay and rules", bench::fixed(median(mix.analysis), 3, "s"), "", true});
+  table.add({"  of which: store " + std::to_string(mix.findings) + " findings",
+             bench::fixed(median(mix.storing), 3, "s"), "", true});
+  table.add({"  CPU time (the machine is shared)", bench::fixed(median(mix.cpu), 3, "s"), "", true});
+  const double mix_per_record = median(mix.total) / static_cast<double>(written) * 1e9;
+  table.add({"  per record", bench::fixed(mix_per_record, 0, "ns"), "", true});
+  std::snprintf(name, sizeof name, "one fiber pausing, %llu records", static_cast<unsigned long long>(spin_written));
+  const double spin_per_record = median(spin.total) / static_cast<double>(spin_written) * 1e9;
+  table.add({name, bench::fixed(median(spin.total), 3, "s"), "", true});
+  table.add({"  per record", bench::fixed(spin_per_record, 0, "ns"), "", true});
+  const double ratio = spin_per_record / mix_per_record;
+  table.add({"  per record, over the mix's", bench::fixed(ratio, 2, "x"), "<= 2.00x", ratio <= 2.0});
   return table.print() ? 0 : 1;
 }

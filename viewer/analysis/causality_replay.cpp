@@ -140,6 +140,33 @@ void CausalityReplay::settle_pending_switch(const TraceEvent* first_record,
   verdicts.push_back(t);
 }
 
+template <typename Accept>
+ThreadId CausalityReplay::newest_input_since(ThreadId thread, std::int64_t since, Accept accept) {
+  // A wait that resolved before `thread` last left was seen by it: it ran
+  // after the resolve, so the resolve explains none of its later wake-ups.
+  // Such waits are unlinked as the walk passes them, so a walk costs the
+  // thread's pending and newly resolved waits, not every wait it ever made
+  // (a fiber that pauses 100,000 times would make each turn quadratic).
+  const std::int64_t seen_before = threads_.at(thread).left;
+  std::uint32_t newer = 0;  // 1 + index of the link before k; 0: k is the head
+  for (std::uint32_t k = threads_.at(thread).inputs; k != 0;) {
+    const InputLink link = inputs_[k - 1];
+    const std::int64_t resolved = threads_.at(link.input).resolved;
+    if (resolved != 0 && resolved > since && accept(link.input)) return link.input;
+    if (resolved != 0 && resolved <= seen_before) {
+      if (newer == 0) {
+        threads_.at(thread).inputs = link.previous;
+      } else {
+        inputs_[newer - 1].previous = link.previous;
+      }
+    } else {
+      newer = k;
+    }
+    k = link.previous;
+  }
+  return kNoThread;
+}
+
 void CausalityReplay::on_switch(const TraceEvent& e, std::vector<ControlTransfer>& verdicts) {
   settle_pending_switch(nullptr, verdicts);
   const ThreadId to = e.actor;
@@ -186,16 +213,8 @@ void CausalityReplay::on_switch(const TraceEvent& e, std::vector<ControlTransfer
     const std::int64_t notified = s.notified;
     const bool notified_by_yield = s.notified_by_yield;
     // The newest wait resolved since it last ran.
-    ThreadId input = kNoThread;
-    std::int64_t input_resolved = 0;
-    for (std::uint32_t k = threads_.at(to).inputs; k != 0; k = inputs_[k - 1].previous) {
-      const std::int64_t resolved = threads_.at(inputs_[k - 1].input).resolved;
-      if (resolved != 0 && resolved > left) {
-        input = inputs_[k - 1].input;
-        input_resolved = resolved;
-        break;
-      }
-    }
+    const ThreadId input = newest_input_since(to, left, [](ThreadId) { return true; });
+    const std::int64_t input_resolved = input != kNoThread ? threads_.at(input).resolved : 0;
     // Notified by another thread and woken by its own yield: the yield gave
     // it control back, the notify explains what it then hands off
     // (check_hand_off).
@@ -535,11 +554,8 @@ void CausalityReplay::begin_turn(const ControlTransfer& wake, ThreadId input) {
   }
   // Another input of the woken thread resolved since the group last ran,
   // other than one the group arranged itself, is a recorded cause too.
-  for (std::uint32_t k = threads_.at(owner).inputs; k != 0; k = inputs_[k - 1].previous) {
-    const ThreadId in = inputs_[k - 1].input;
-    const std::int64_t resolved = threads_.at(in).resolved;
-    if (resolved > left && self_arranged(in, group) == PollWake::none) return;
-  }
+  const auto arranged_elsewhere = [this, group](ThreadId in) { return self_arranged(in, group) == PollWake::none; };
+  if (newest_input_since(owner, left, arranged_elsewhere) != kNoThread) return;
   turn_.self_only = true;
 }
 

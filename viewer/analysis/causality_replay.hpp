@@ -319,6 +319,10 @@ class CausalityReplay {
   void note_control(ThreadId t, std::int64_t event, TimeNs time);  // t has control: the polling bookkeeping
   void merge_groups(ThreadId from, ThreadId into);
   [[nodiscard]] PollWake self_arranged(ThreadId input, ThreadId group);
+  // The newest wait of `thread` resolved after record `since` that `accept`
+  // takes; kNoThread when none.
+  template <typename Accept>
+  ThreadId newest_input_since(ThreadId thread, std::int64_t since, Accept accept);
   // The latest gap at or after `since` (a record id), or 0.
   [[nodiscard]] std::int64_t gap_since(std::int64_t since) const {
     return last_lost_ != 0 && last_lost_ >= since ? last_lost_ : 0;
