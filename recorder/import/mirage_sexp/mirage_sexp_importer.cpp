@@ -564,13 +564,16 @@ TraceSource::Step MirageSexpImporter::next() {
 
 TraceSource::Step MirageSexpImporter::read_record() {
   State& s = *s_;
+  // Diagnostics name the line just read, not line(): while a dump mark read
+  // ahead is being given, line() is the mark's, one or more lines back.
+  const auto here = [&s] { return s.lines.line_number(); };
   for (;;) {
     if (s.done) return Step::end;
     switch (s.lines.next()) {
       case LineSplitter::Event::line: break;
       case LineSplitter::Event::too_long:
         // The column of the first byte past the limit, like any other error's.
-        return fail(line(), static_cast<std::uint32_t>(kMaxLineBytes + 1),
+        return fail(here(), static_cast<std::uint32_t>(kMaxLineBytes + 1),
                     "line longer than 1 MiB (1048576 bytes)");
       case LineSplitter::Event::cut_short:
         truncated_ = true;
@@ -592,12 +595,12 @@ TraceSource::Step MirageSexpImporter::read_record() {
         if (s.lines.unterminated()) {
           s.done = true;
           truncated_ = true;
-          warn(line(), s.parser.error_column(),
+          warn(here(), s.parser.error_column(),
                "the last line is cut short (" + s.parser.error_message() +
                    "): the trace was truncated; everything before it was read");
           return Step::end;
         }
-        return fail(line(), s.parser.error_column(), s.parser.error_message());
+        return fail(here(), s.parser.error_column(), s.parser.error_message());
     }
     if (!s.have_origin) {
       s.have_origin = true;
@@ -606,15 +609,15 @@ TraceSource::Step MirageSexpImporter::read_record() {
     }
     std::int64_t time = 0;
     if (__builtin_sub_overflow(time_ns, s.origin_ns, &time))
-      return fail(line(), s.parser.time_column(), "time out of range (too far from the first record's)");
+      return fail(here(), s.parser.time_column(), "time out of range (too far from the first record's)");
     if (time < 0) {
-      warn(line(), s.parser.time_column(),
+      warn(here(), s.parser.time_column(),
            "time goes back " + std::to_string(distance(time, 0)) +
                " ns before the first record's: imported as time 0");
       time = 0;
     }
     if (time > kMaxTime)
-      return fail(line(), s.parser.time_column(),
+      return fail(here(), s.parser.time_column(),
                   "time out of range (more than " + std::to_string(kMaxTime) + " ns after the first record's)");
     set_time(record_, time);
     if (const auto* sw = std::get_if<SwitchRecord>(&record_); sw != nullptr && !s.switches.scheduler_switch(sw->thread))

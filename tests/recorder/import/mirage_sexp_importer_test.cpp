@@ -93,6 +93,21 @@ TEST_CASE("the dump mark at the end of a log is a snapshot, elsewhere a resolve 
   CHECK(then_error.errors.front().rfind("m.sexp:2:", 0) == 0);
 }
 
+TEST_CASE("an error after two dump marks in a row names its own line, not the second mark's") {
+  // The first mark is given while the second is read ahead; the second is
+  // then given while line 4 is read ahead: that line's error is line 4's.
+  const auto result = import(
+      "((time 1.0)(op(Switch 0)))\n"
+      "((time 1.5)(op(Resolves 0 0 None)))\n"
+      "((time 2.0)(op(Resolves 0 0 None)))\n"
+      "((time 2.5)(op(Resolves 0 0 None))) trailing\n"
+      "((time 3.0)(op(Switch 0)))\n");
+  CHECK(result.records == std::vector<std::string>{"(switch 0 0)", "(resolve 500000000 0 0 ok)",
+                                                   "(resolve 1000000000 0 0 ok)", "(switch 2000000000 0)"});
+  CHECK(result.errors ==
+        std::vector<std::string>{"m.sexp:4:37: unexpected text after the end of the record"});
+}
+
 TEST_CASE("the header names the format and the source clock's origin") {
   MirageSexpImporter importer(memory_input(kEveryOp, "m.sexp"), "m.sexp");
   CHECK(importer.format_name() == "mirage-sexp");
