@@ -3,7 +3,7 @@
 # Debian packages in tools/debian-packages.txt that are missing (and nothing
 # else), so each of these works on a fresh Debian 12 machine.
 #
-#   make demo    build (release) and run the main job
+#   make demo    build (release) what the main job runs, and run it
 #   make test    build (dev: Debug, -Werror) and run every test with ctest
 #   make bench   build (release) and run the benchmarks (never part of test)
 #   make fuzz    build the libFuzzer targets (clang); fuzz each (reader, importers,
@@ -29,7 +29,7 @@ build/%/build.ninja: CMakeLists.txt CMakePresets.json | deps
 # once the tree is configured, so the rule above only matters the first time.
 
 demo: deps build/release/build.ninja
-	$(CMAKE) --build --preset release
+	$(CMAKE) --build --preset demo
 	@tools/demo build/release
 
 test: deps build/dev/build.ninja

@@ -23,7 +23,7 @@ struct ColumnName {
   SummaryColumn column;
 };
 constexpr ColumnName kColumns[] = {
-    {"time", SummaryColumn::time},         {"seconds", SummaryColumn::time},
+    {"time", SummaryColumn::time},         {"seconds", SummaryColumn::time}, {"total", SummaryColumn::time},
     {"threads", SummaryColumn::threads},   {"failures", SummaryColumn::failures},
     {"life-min", SummaryColumn::life_min}, {"life-avg", SummaryColumn::life_avg},
     {"life-max", SummaryColumn::life_max}, {"life-stddev", SummaryColumn::life_stddev},
@@ -142,8 +142,8 @@ std::string render_summary(const Summary& summary, SummaryGrouping by) {
   std::string out;
   const auto line = [&](const SummaryRow& r) {
     char head[64];
-    std::snprintf(head, sizeof head, "%6.2f %11.6f %8llu %8llu", r.percent_time,
-                  static_cast<double>(r.run_time) / 1e9, static_cast<unsigned long long>(r.threads),
+    std::snprintf(head, sizeof head, "%6.2f %11.3f %8llu %8llu", r.percent_time,
+                  static_cast<double>(r.run_time) / 1e6, static_cast<unsigned long long>(r.threads),
                   static_cast<unsigned long long>(r.failures));
     out += head;
     for (const DurationStats* s : {&r.lifetime, &r.run})
@@ -151,7 +151,7 @@ std::string render_summary(const Summary& summary, SummaryGrouping by) {
     out += "  " + terminal_text(r.name) + "\n";
   };
   out +=
-      "% time     seconds  threads failures   life min   life avg   life max life stddev   run min    run avg"
+      "% time    total ms  threads failures   life min   life avg   life max life stddev   run min    run avg"
       "    run max run stddev  ";
   out += kGroupNames[static_cast<int>(by)];
   out += "\n";
@@ -164,7 +164,7 @@ std::string render_summary(const Summary& summary, SummaryGrouping by) {
   for (const SummaryRow& r : summary.rows) line(r);
   dashes();
   line(summary.total);
-  out += "(times in ms but 'seconds'; lifetime: created to resolved, or to the trace's end when pending)\n";
+  out += "(times in ms; total: the group's run time; lifetime: created to resolved, or to the trace's end when pending)\n";
   return out;
 }
 

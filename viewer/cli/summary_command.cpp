@@ -21,8 +21,8 @@ int run_summary(const QStringList& args) {
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral(
       "Summarise a trace's threads by label, kind or creation site, like 'strace -c':\n"
-      "% time (the group's share of all run time), total run time in seconds, threads,\n"
-      "failures, then min / avg / max / stddev of the threads' lifetimes and run times (ms).\n"
+      "% time (the group's share of all run time), its total run time, threads, failures,\n"
+      "then min / avg / max / stddev of the threads' lifetimes and run times; times in ms.\n"
       "Lifetime: created to resolved (to the trace's end when still pending). Run time: the\n"
       "sum of the thread's activations (the stretches during which it ran).\n"
       "A TRACE file (any format) is imported first into its cache database.\n"

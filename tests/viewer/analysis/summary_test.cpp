@@ -47,13 +47,13 @@ const std::vector<StoredSite> kSites = {{1, "a.cpp", 3, "f"}};
 constexpr TimeNs kEnd = 5'000'000;
 
 const char* const kHeader =
-    "% time     seconds  threads failures   life min   life avg   life max life stddev   run min    run avg"
+    "% time    total ms  threads failures   life min   life avg   life max life stddev   run min    run avg"
     "    run max run stddev  ";
 const char* const kRule =
     "------ ----------- -------- -------- ---------- ---------- ---------- ---------- ---------- ---------- "
     "---------- ----------  ----------------\n";
 const char* const kNote =
-    "(times in ms but 'seconds'; lifetime: created to resolved, or to the trace's end when pending)\n";
+    "(times in ms; total: the group's run time; lifetime: created to resolved, or to the trace's end when pending)\n";
 
 }  // namespace
 
@@ -81,12 +81,12 @@ TEST_CASE("summary: groups by label with hand-computed figures") {
   CHECK(
       render_summary(s, SummaryGrouping::label) ==
       std::string(kHeader) + "label\n" + kRule +
-          " 60.00    0.000600        1        0      4.000      4.000      4.000      0.000      0.600      0.600"
+          " 60.00       0.600        1        0      4.000      4.000      4.000      0.000      0.600      0.600"
           "      0.600      0.000  (no label)\n"
-          " 40.00    0.000400        2        1      1.000      2.000      3.000      1.000      0.100      0.200"
+          " 40.00       0.400        2        1      1.000      2.000      3.000      1.000      0.100      0.200"
           "      0.300      0.100  a\n" +
           kRule +
-          "100.00    0.001000        3        1      1.000      2.667      4.000      1.247      0.100      0.333"
+          "100.00       1.000        3        1      1.000      2.667      4.000      1.247      0.100      0.333"
           "      0.600      0.205  total\n" +
           kNote);
 }
@@ -122,6 +122,7 @@ TEST_CASE("summary: --sort orders rows, numbers largest first, names alphabetica
         V{"(no label)", "a"});
   CHECK(summary_column_from_name("life-avg") == SummaryColumn::life_avg);
   CHECK(summary_column_from_name("seconds") == SummaryColumn::time);
+  CHECK(summary_column_from_name("total") == SummaryColumn::time);
   CHECK_FALSE(summary_column_from_name("bogus"));
   CHECK(summary_grouping_from_name("site") == SummaryGrouping::site);
   CHECK_FALSE(summary_grouping_from_name("thread"));
