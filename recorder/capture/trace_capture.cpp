@@ -63,8 +63,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "recorder/capture/capture_output.hpp"
 #include "recorder/capture/capture_sink.hpp"
@@ -127,11 +129,11 @@ std::string trace_header_line(const std::string& process, const TickCalibration&
 }
 
 struct Capture {
-  explicit Capture(const CaptureOptions& o)
+  Capture(const CaptureOptions& o, ChunkMemory memory)
       : options(o),
         strings(kStringArenaBytes),
         sites(kSiteCapacity, strings),
-        buffer(o.budget_bytes, o.mode),
+        buffer(std::move(memory), o.mode),
         sink(buffer, strings, sites),
         converter(strings, sites, kSiteCapacity) {}
 
@@ -390,7 +392,17 @@ void stop_at_exit() { (void)stop(); }
 Status start(const CaptureOptions& options) {
   if (g_capture.load() != nullptr) return file_error(options.path, "a trace capture is already running");
   if (options.path.empty()) return file_error("SKEIN_TRACE", "no trace path given");
-  auto capture = std::make_unique<Capture>(options);
+  // The budget may be more than this process can map (its address space
+  // limit, the machine's memory): an error then, and the program runs on
+  // untraced. The rest is small, but made with new.
+  auto memory = ChunkMemory::map(options.budget_bytes);
+  if (!memory) return memory.error();
+  std::unique_ptr<Capture> capture;
+  try {
+    capture = std::make_unique<Capture>(options, std::move(memory).value());
+  } catch (const std::bad_alloc&) {
+    return file_error(options.path, "no memory left for the capture's tables");
+  }
   Capture& c = *capture;
   const std::string process = process_name();
   c.origin = tick_origin();
