@@ -195,7 +195,13 @@ bool CaptureBuffer::take_free_chunk() noexcept {
     // The first record of the new chunk says how many were dropped.
     trace::RecordWindow& w = trace::detail::g_record_window;
     CapturedRecord* r = w.cursor.load(std::memory_order_relaxed);
-    r->ticks = now_ticks != nullptr ? now_ticks() : 0;
+    // Its time is the producer's last stamp, that of the last record made
+    // (stored or dropped): no earlier than any record before it, and no
+    // later than the record that found this chunk, which is stamped next,
+    // from the same stamp or a later reading (FORMAT.md, "Times written by
+    // the capture"). A fresh reading here would be later than that record
+    // whenever it carries the stamp before, as most records do.
+    r->ticks = w.last_ticks;
     r->a = static_cast<std::int64_t>(dropped_);
     r->b = 0;
     r->ref = 0;

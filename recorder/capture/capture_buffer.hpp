@@ -28,7 +28,8 @@
 //           Dropping is as cheap as storing: the window opens on a small
 //           drop area (kDropWindowRecords records, never read), and when it
 //           is full the records it took are added to the count and the
-//           free stack is looked at again.
+//           free stack is looked at again. The (lost ...) carries the
+//           window's last stamp, so times never decrease across it.
 //   ring    (flight recorder) the producer cycles through the chunks,
 //           overwriting the oldest; the records overwritten are counted and
 //           reported as one (lost ...) at the start of what is written.
@@ -223,8 +224,6 @@ class CaptureBuffer {
   [[nodiscard]] std::size_t backlog_limit() const noexcept { return backlog_limit_; }
   static constexpr std::size_t kMinBacklogChunks = 32;
   void* on_chunk_filled_context = nullptr;
-  // The time stamp source of lost records (the capture sets read_ticks).
-  std::uint64_t (*now_ticks)() noexcept = nullptr;
 
   // --- consumer (the writer thread, or the crash handler) ---
 

@@ -49,8 +49,7 @@
 //      (writer_thread.hpp, invariant 3); stop() reads what the writer
 //      wrote (the stats, the output's status) only after joining it.
 //   3. Nothing here is on the record path: CaptureSink and CaptureBuffer
-//      reach this file only through on_chunk_filled (once per chunk) and
-//      now_ticks (the stamp of a lost record).
+//      reach this file only through on_chunk_filled (once per chunk).
 #include "recorder/capture/trace_capture.hpp"
 
 #include <time.h>
@@ -383,8 +382,6 @@ void wake_writer(void* context, bool starved) {
   c->writer.wake_if_waiting();
 }
 
-std::uint64_t now_ticks() noexcept { return read_ticks(); }
-
 void stop_at_exit() { (void)stop(); }
 
 }  // namespace
@@ -410,7 +407,6 @@ Status start(const CaptureOptions& options) {
   if (Status s = open_output(c); !s.ok()) return s;
   c.buffer.on_chunk_filled = wake_writer;
   c.buffer.on_chunk_filled_context = &c;
-  c.buffer.now_ticks = now_ticks;
 
   Capture* raw = capture.release();
   g_capture.store(raw, std::memory_order_release);

@@ -4,9 +4,11 @@
 // producer without a chunk, a starved producer drops and counts, the first
 // record after a chunk comes back carries the exact count, a producer takes
 // no fresh memory while the writer is behind (invariant 5), records read
-// the clock where the rule says, and a budget that cannot be mapped is an
+// the clock where the rule says, a lost record's time lies between the
+// times of the records around it, and a budget that cannot be mapped is an
 // error value.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
@@ -203,6 +205,42 @@ TEST_CASE("a producer the writer keeps up with takes fresh memory, one it cannot
     CaptureBuffer buffer(mapped(40 * sizeof(Chunk)), CaptureMode::stream);
     CHECK(buffer.backlog_limit() == CaptureBuffer::kMinBacklogChunks);
   }
+}
+
+TEST_CASE("lost records keep time order: a lost record's time lies between the records around it") {
+  constexpr std::uint32_t kChunks = 2;
+  CaptureBuffer buffer(mapped(kChunks * sizeof(Chunk)), CaptureMode::stream);
+  trace::RecordWindow& w = trace::detail::g_record_window;
+  w.since_stamp = trace::kStampEvery;  // as a capture starts: stamp first
+  trace::detail::g_user_code_returned = false;
+  // Fill the budget and drop: every record times itself by the rule (a
+  // fresh reading every eighth record, the one before's otherwise).
+  const std::int64_t total = kChunks * kRecordsPerChunk + 200;
+  for (std::int64_t i = 0; i < total; ++i) produce(buffer, i);
+  REQUIRE(buffer.dropped() == 200);
+  std::vector<std::uint64_t> times;
+  std::uint32_t index = 0;
+  while (buffer.pop_filled(index)) {
+    const Chunk& chunk = buffer.chunk(index);
+    for (std::uint32_t r = 0; r < buffer.published(chunk); ++r) times.push_back(chunk.records[r].ticks);
+    buffer.give_back(index);
+  }
+  // The producer finds a chunk again: (lost COUNT) first, then the record
+  // that found it, which carries the time before (no fresh reading), as
+  // most records do.
+  std::int64_t more = 0;
+  while (buffer.current_index() < 0) {
+    w.since_stamp = 0;
+    produce(buffer, total + more++);
+    REQUIRE(more <= 1000);
+  }
+  const Chunk& fresh = buffer.chunk(static_cast<std::uint32_t>(buffer.current_index()));
+  REQUIRE(buffer.published(fresh) == 2);
+  REQUIRE(fresh.records[0].head == static_cast<std::uint8_t>(RecordHead::lost));
+  times.push_back(fresh.records[0].ticks);
+  times.push_back(fresh.records[1].ticks);
+  CAPTURE(times.back(), times[times.size() - 2], times[times.size() - 3]);
+  CHECK(std::is_sorted(times.begin(), times.end()));
 }
 
 TEST_CASE("a capture buffer that cannot be mapped: the budget is an error value that says how much and why") {
