@@ -463,6 +463,7 @@ Status stop() {
   c->stats.add_final_drops(c->final_dropped);
   uninstall_crash_handlers();
   if (stats_requested()) c->stats.print(c->sink.refused());
+  if (const std::string refusal = c->sink.refusal_line(); !refusal.empty()) std::fputs(refusal.c_str(), stderr);
   g_capture.store(nullptr);
   Status status = c->options.mode == CaptureMode::stream ? c->stream.error() : c->snapshots.first_error();
   delete c;

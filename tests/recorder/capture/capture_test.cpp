@@ -273,11 +273,43 @@ TEST_CASE("other OS threads that never touch the runtime do not disturb the trac
   CHECK(file.count_prefix("(resolve ") == 4000);
 }
 
+TEST_CASE("the capture belongs to the loop's thread: a thread that enters run() takes it from the one that started it") {
+  const std::string trace = temp_path("loop-thread.sexp");
+  trace::CaptureOptions options;
+  options.path = trace;
+  options.crash_handlers = false;
+  REQUIRE(trace::start(options).ok());  // this thread starts it, and owns it
+  skein::label("before the loop, on the starting thread");
+  std::thread loop([] {
+    skein::label("before the loop, on the loop's thread");  // not the owner yet: refused
+    auto [p, r] = skein::task<int>();
+    r.resolve(1);
+    (void)skein::run(p);  // takes the capture
+    skein::Promise<int> step = skein::pause().then([] {
+      skein::label("in the loop");
+      return skein::resolved(2);
+    });
+    (void)skein::run(step);
+  });
+  loop.join();
+  skein::label("after the loop, on the starting thread");  // no longer the owner: refused
+  REQUIRE(trace::stop().ok());
+  const auto file = read_trace(trace);
+  CHECK(file.errors.empty());
+  CHECK(file.has("\"before the loop, on the starting thread\""));
+  CHECK_FALSE(file.has("before the loop, on the loop's thread"));
+  CHECK(file.has("\"in the loop\""));
+  CHECK_FALSE(file.has("after the loop"));
+  CHECK(file.count_prefix("(spawn ") == 2);  // the pause and the bind on it
+  std::remove(trace.c_str());
+}
+
 TEST_CASE("a call into the runtime from a foreign OS thread is refused with a clear error") {
   const std::string trace = temp_path("foreign.sexp");
   const auto r = run_traced({SKEIN_CRASH_PROGRAM, "foreign", "3"}, trace);
   CHECK(r.exit_code == 0);
-  CHECK_THAT(r.err, Catch::Contains("skein: the runtime was called from an OS thread that is not its own"));
+  CHECK_THAT(r.err, Catch::Contains("skein: 1 record from OS thread "));
+  CHECK_THAT(r.err, Catch::Contains(" was left out of the trace: the capture takes the records of the thread that runs the loop"));
   const auto file = read_trace(trace);
   CHECK(file.errors.empty());
   CHECK_FALSE(file.has("from a foreign thread"));
