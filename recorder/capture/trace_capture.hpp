@@ -5,7 +5,10 @@
 // Off by default. On with SKEIN_TRACE=PATH in the environment (any program
 // that links skein::recorder: no code change) or skein::trace::start(PATH).
 // Environment:
-//   SKEIN_TRACE=PATH            where to write (".gz": compressed)
+//   SKEIN_TRACE=PATH            where to write (".gz": compressed); a file
+//                               another traced process is writing is left
+//                               alone, and the trace goes beside it
+//                               (trace_path_claim.hpp)
 //   SKEIN_TRACE_MODE=ring       flight recorder: keep only the newest records
 //                               and write them at exit, on a crash, or on
 //                               SIGUSR1 (default: stream, write everything)

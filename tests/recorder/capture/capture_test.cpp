@@ -1,6 +1,7 @@
 // capture_test.cpp — the capture as users meet it: traces that say the same
 // as the program did, crash safety, drops that are counted exactly, the
-// flight recorder, and the refusal of foreign OS threads.
+// flight recorder, the refusal of foreign OS threads, and the name a trace
+// takes beside another's.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "recorder/capture/trace_capture.hpp"
+#include "recorder/capture/trace_path_claim.hpp"
 #include "recorder/format/trace_check.hpp"
 #include "runtime/runtime.hpp"
 #include "tests/support/record_text.hpp"
@@ -316,4 +318,17 @@ TEST_CASE("a call into the runtime from a foreign OS thread is refused with a cl
   CHECK(file.has("back on the main thread"));
   CHECK(file.count_prefix("(end ") == 1);
   std::remove(trace.c_str());
+}
+
+TEST_CASE("one trace file, one writer: the name beside a trace keeps the trace's suffix") {
+  using capture::beside_path;
+  CHECK(beside_path("trace.sexp", 42) == "trace.42.sexp");
+  CHECK(beside_path("t.sexp.gz", 42) == "t.42.sexp.gz");
+  CHECK(beside_path("out.gz", 42) == "out.42.gz");
+  CHECK(beside_path("trace", 42) == "trace.42");
+  CHECK(beside_path("my.run.sexp", 42) == "my.run.42.sexp");
+  CHECK(beside_path("/tmp/runs.d/trace", 42) == "/tmp/runs.d/trace.42");
+  CHECK(beside_path("/tmp/runs.d/trace.sexp", 42) == "/tmp/runs.d/trace.42.sexp");
+  CHECK(beside_path(".sexp", 42) == ".sexp.42");
+  CHECK(beside_path(".gz", 42) == ".gz.42");
 }
