@@ -23,7 +23,7 @@ void StreamOutput::open(StreamTarget target, const std::string& header_line, std
 }
 
 void StreamOutput::close_in_fork_child() noexcept {
-  file_.fd_sink->close_in_fork_child();
+  if (file_.fd_sink != nullptr) file_.fd_sink->close_in_fork_child();  // none in ring mode
   preallocation_.close_in_fork_child();
 }
 

@@ -192,18 +192,22 @@ TEST_CASE("one trace file, one writer: a second traced program started while the
 }
 
 TEST_CASE("one trace file, one writer: a forked child leaves its parent's trace alone") {
-  TraceFolder folder;
-  const std::string trace = folder.path + "/trace.sexp";
-  constexpr int kSteps = 200;
-  Child c = spawn({SKEIN_NESTED_TRACE_PROGRAM, std::to_string(kSteps), "fork"}, {"SKEIN_TRACE=" + trace});
-  const Exit e = finish(c);
-  REQUIRE_FALSE(e.timed_out);
-  CHECK(e.exit_code == 0);
-  CHECK(contains(c.out.text, "child status 0\n"));
-  CHECK(folder.files() == std::vector<std::string>{"trace.sexp"});
-  CHECK(skein_check(trace) == 0);
-  const TraceFile t = read_trace(trace);
-  CHECK(t.errors.empty());
-  CHECK(t.count_prefix("(end ") == 1);
-  CHECK(labels(t) == numbered("parent step ", 1, 2 * kSteps));
+  for (const std::string mode : {"stream", "ring"}) {
+    CAPTURE(mode);
+    TraceFolder folder;
+    const std::string trace = folder.path + "/trace.sexp";
+    constexpr int kSteps = 200;
+    Child c = spawn({SKEIN_NESTED_TRACE_PROGRAM, std::to_string(kSteps), "fork"},
+                    {"SKEIN_TRACE=" + trace, "SKEIN_TRACE_MODE=" + mode});
+    const Exit e = finish(c);
+    REQUIRE_FALSE(e.timed_out);
+    CHECK(e.exit_code == 0);
+    CHECK(contains(c.out.text, "child status 0\n"));
+    CHECK(folder.files() == std::vector<std::string>{"trace.sexp"});
+    CHECK(skein_check(trace) == 0);
+    const TraceFile t = read_trace(trace);
+    CHECK(t.errors.empty());
+    CHECK(t.count_prefix("(end ") == 1);
+    CHECK(labels(t) == numbered("parent step ", 1, 2 * kSteps));
+  }
 }
