@@ -22,16 +22,19 @@
 //      publishes each record with a release store of the cursor, so another
 //      thread (the capture's crash handler, a ring snapshot) that reads the
 //      cursor with acquire sees every record below it whole.
-//   2. The window belongs to one OS thread at a time: it is usable only
-//      while `owner` equals the calling thread's t_record_owner. set_sink()
-//      gives the window of the sink it installs to the calling thread (the
-//      one that starts the capture; kNoOwner for a sink without a window,
-//      and for none), and run() gives it to the thread that runs the loop
+//   2. The records belong to one OS thread at a time, the one whose
+//      t_record_owner equals g_record_owner: set_sink() gives them to the
+//      thread that installs a sink with a window (the one that starts the
+//      capture), and run() to the thread that runs the loop
 //      (take_record_window, trace_sink.hpp), each time under a fresh token,
-//      so a thread that owned it before, or owned an earlier capture's,
+//      so a thread that owned them before, or owned an earlier capture's,
 //      never matches again. So the records are the loop thread's: a thread
-//      that records first takes nothing over, and records never go to a
-//      window whose sink is not the one installed.
+//      that records first takes nothing over. The window is usable only
+//      while its `owner` equals the calling thread's t_record_owner: it is
+//      g_record_owner while the installed sink is the window's, kNoOwner
+//      otherwise (a sink without a window, one that wraps the capture's, or
+//      none), so records never go to a window whose sink is not the one
+//      installed; a wrapped capture's sink asks g_record_owner itself.
 //   3. The site cache maps a std::source_location (by the address of its
 //      static data, which identifies the call site) to the site id the
 //      window's sink gave it; the string cache maps the bytes of a label's
@@ -152,8 +155,11 @@ struct alignas(64) RecordWindow {
 namespace detail {
 
 inline RecordWindow g_record_window;
-// The window token this OS thread was given last (0: none; invariant 2).
+// The token this OS thread was given last (0: none; invariant 2).
 inline constinit thread_local std::uint64_t t_record_owner = 0;
+// The token of the thread the records belong to (invariant 2; kNoOwner
+// until a sink with a window is installed).
+inline std::atomic<std::uint64_t> g_record_owner{kNoOwner};
 // The last token given (trace_sink.cpp gives them).
 inline std::atomic<std::uint64_t> g_record_owner_tokens{0};
 // Set when a bind or map callback (user code, of any length) has returned,

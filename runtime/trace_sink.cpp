@@ -8,11 +8,13 @@ Sink::~Sink() = default;
 
 namespace {
 
-// The window, under a token no thread has held, to this thread.
-void give_record_window_here() noexcept {
+// The records, under a token no thread has held, to this thread; and the
+// window with them if it is open to the installed sink.
+void give_records_here(bool window_open) noexcept {
   const std::uint64_t token = detail::g_record_owner_tokens.fetch_add(1, std::memory_order_relaxed) + 1;
   detail::t_record_owner = token;
-  detail::g_record_window.owner.store(token, std::memory_order_release);
+  detail::g_record_owner.store(token, std::memory_order_release);
+  if (window_open) detail::g_record_window.owner.store(token, std::memory_order_release);
 }
 
 }  // namespace
@@ -20,15 +22,15 @@ void give_record_window_here() noexcept {
 Sink* set_sink(Sink* sink) {
   Sink* previous = detail::g_trace_sink;
   detail::g_trace_sink = sink;
-  if (sink != nullptr && sink->has_record_window()) give_record_window_here();
+  if (sink != nullptr && sink->has_record_window()) give_records_here(true);
   else detail::g_record_window.owner.store(kNoOwner, std::memory_order_release);
   return previous;
 }
 
 void take_record_window() noexcept {
-  const std::uint64_t owner = detail::g_record_window.owner.load(std::memory_order_relaxed);
-  if (owner == kNoOwner || owner == detail::t_record_owner) return;  // no window, or this thread's already
-  give_record_window_here();
+  const std::uint64_t owner = detail::g_record_owner.load(std::memory_order_relaxed);
+  if (owner == kNoOwner || owner == detail::t_record_owner) return;  // no capture yet, or this thread's already
+  give_records_here(detail::g_record_window.owner.load(std::memory_order_relaxed) != kNoOwner);
 }
 
 std::string_view kind_name(Kind kind) {

@@ -121,11 +121,11 @@ inline Sink* g_trace_sink = nullptr;  // read by every hook; see trace_hooks.hpp
 // Not thread-safe, like the runtime. Async-signal-safe (the capture's crash
 // path uninstalls its sink with it).
 Sink* set_sink(Sink* sink);
-// The record window of the installed sink, if it has one, passes to the
-// calling OS thread. run() calls it as the loop starts: the thread that runs
-// the loop owns the records, whichever thread started the capture or
-// recorded first (trace_record.hpp, invariant 2). Not thread-safe, like the
-// runtime (run() admits one OS thread at a time).
+// The records (and the record window, if open to the installed sink) pass
+// to the calling OS thread. run() calls it as the loop starts: the thread
+// that runs the loop owns the records, whichever thread started the capture
+// or recorded first (trace_record.hpp, invariant 2). Not thread-safe, like
+// the runtime (run() admits one OS thread at a time).
 void take_record_window() noexcept;
 [[nodiscard]] inline Sink* sink() { return detail::g_trace_sink; }
 

@@ -26,7 +26,7 @@
 // handler read what the owner publishes.
 //
 // The owner check is the one the hooks make inline: this thread's token
-// against the window's owner, two loads and a compare.
+// against the owner's, two loads and a compare.
 #pragma once
 
 #include <atomic>
@@ -118,10 +118,11 @@ class CaptureSink final : public trace::Sink {
  private:
   using RecordCode = trace::RecordCode;
 
-  // True on the OS thread that owns the record window.
+  // True on the OS thread the records belong to, whether this sink is the
+  // installed one or another sink that wraps it forwards to it (invariant
+  // 2 of runtime/trace_record.hpp).
   [[nodiscard]] static bool owned() noexcept {
-    return trace::detail::t_record_owner ==
-           trace::detail::g_record_window.owner.load(std::memory_order_relaxed);
+    return trace::detail::t_record_owner == trace::detail::g_record_owner.load(std::memory_order_relaxed);
   }
   // Interns a label's or counter's text and lets the runtime's string cache
   // know it, so the next record with the same text at the same address
