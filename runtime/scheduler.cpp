@@ -112,6 +112,9 @@ class RunGuard {
           "skein::run: the scheduler is already running on another OS thread; the runtime is "
           "single-threaded and has one scheduler per process");
     }
+    // The thread that runs the loop is the one whose records a capture
+    // takes (trace_record.hpp, invariant 2).
+    if constexpr (trace::kTraceHooks) trace::take_record_window();
   }
   ~RunGuard() { g_runner.store(std::thread::id{}); }
   RunGuard(const RunGuard&) = delete;

@@ -22,12 +22,19 @@
 //      publishes each record with a release store of the cursor, so another
 //      thread (the capture's crash handler, a ring snapshot) that reads the
 //      cursor with acquire sees every record below it whole.
-//   2. The window is usable only while `owner` equals the calling thread's
-//      t_record_owner. set_sink() sets `owner` from the sink it installs
-//      (kNoOwner for a sink without a window, and for none), so records
-//      never go to a window whose sink is not the one installed; a thread
-//      that never claimed the window (t_record_owner 0, or a generation of
-//      an earlier capture) never matches.
+//   2. The records belong to one OS thread at a time, the one whose
+//      t_record_owner equals g_record_owner: set_sink() gives them to the
+//      thread that installs a sink with a window (the one that starts the
+//      capture), and run() to the thread that runs the loop
+//      (take_record_window, trace_sink.hpp), each time under a fresh token,
+//      so a thread that owned them before, or owned an earlier capture's,
+//      never matches again. So the records are the loop thread's: a thread
+//      that records first takes nothing over. The window is usable only
+//      while its `owner` equals the calling thread's t_record_owner: it is
+//      g_record_owner while the installed sink is the window's, kNoOwner
+//      otherwise (a sink without a window, one that wraps the capture's, or
+//      none), so records never go to a window whose sink is not the one
+//      installed; a wrapped capture's sink asks g_record_owner itself.
 //   3. The site cache maps a std::source_location (by the address of its
 //      static data, which identifies the call site) to the site id the
 //      window's sink gave it; the string cache maps the bytes of a label's
@@ -138,7 +145,9 @@ inline constexpr std::uint64_t kNoOwner = ~std::uint64_t{0};
 struct alignas(64) RecordWindow {
   std::atomic<Record*> cursor{nullptr};  // the next slot; == end: no room
   Record* end = nullptr;
-  std::uint64_t owner = kNoOwner;        // see invariant 2
+  // See invariant 2. Atomic because every thread that records reads it,
+  // the owner's rivals included; relaxed loads, a plain load on x86.
+  std::atomic<std::uint64_t> owner{kNoOwner};
   std::uint64_t last_ticks = 0;          // the last stamp read
   std::uint32_t since_stamp = kStampEvery;  // records since; >= kStampEvery - 1: read now
 };
@@ -146,8 +155,13 @@ struct alignas(64) RecordWindow {
 namespace detail {
 
 inline RecordWindow g_record_window;
-// The window generation this OS thread owns (0: none).
+// The token this OS thread was given last (0: none; invariant 2).
 inline constinit thread_local std::uint64_t t_record_owner = 0;
+// The token of the thread the records belong to (invariant 2; kNoOwner
+// until a sink with a window is installed).
+inline std::atomic<std::uint64_t> g_record_owner{kNoOwner};
+// The last token given (trace_sink.cpp gives them).
+inline std::atomic<std::uint64_t> g_record_owner_tokens{0};
 // Set when a bind or map callback (user code, of any length) has returned,
 // or a coroutine's body has run to a co_await or its end, so the next
 // record takes a fresh time stamp. A plain store, no branch;
@@ -249,8 +263,10 @@ inline void write_record(std::uint8_t code, std::int64_t a, std::int64_t b, std:
 // sink's path).
 [[nodiscard, gnu::always_inline]] inline Record* own_slot() noexcept {
   const RecordWindow& w = g_record_window;
+  // The owner first: another thread reads nothing the owner writes.
+  if (t_record_owner != w.owner.load(std::memory_order_relaxed)) [[unlikely]] return nullptr;
   Record* const r = w.cursor.load(std::memory_order_relaxed);
-  if (r == w.end || t_record_owner != w.owner) [[unlikely]] return nullptr;
+  if (r == w.end) [[unlikely]] return nullptr;
   return r;
 }
 

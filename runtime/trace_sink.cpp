@@ -1,15 +1,36 @@
-// trace_sink.cpp — the names of the trace's symbols and the sink's switch.
+// trace_sink.cpp — the names of the trace's symbols, the sink's switch, and
+// who owns the record window.
 #include "runtime/trace_sink.hpp"
 
 namespace skein::trace {
 
 Sink::~Sink() = default;
 
+namespace {
+
+// The records, under a token no thread has held, to this thread; and the
+// window with them if it is open to the installed sink.
+void give_records_here(bool window_open) noexcept {
+  const std::uint64_t token = detail::g_record_owner_tokens.fetch_add(1, std::memory_order_relaxed) + 1;
+  detail::t_record_owner = token;
+  detail::g_record_owner.store(token, std::memory_order_release);
+  if (window_open) detail::g_record_window.owner.store(token, std::memory_order_release);
+}
+
+}  // namespace
+
 Sink* set_sink(Sink* sink) {
   Sink* previous = detail::g_trace_sink;
   detail::g_trace_sink = sink;
-  detail::g_record_window.owner = sink != nullptr ? sink->record_owner() : kNoOwner;
+  if (sink != nullptr && sink->has_record_window()) give_records_here(true);
+  else detail::g_record_window.owner.store(kNoOwner, std::memory_order_release);
   return previous;
+}
+
+void take_record_window() noexcept {
+  const std::uint64_t owner = detail::g_record_owner.load(std::memory_order_relaxed);
+  if (owner == kNoOwner || owner == detail::t_record_owner) return;  // no capture yet, or this thread's already
+  give_records_here(detail::g_record_window.owner.load(std::memory_order_relaxed) != kNoOwner);
 }
 
 std::string_view kind_name(Kind kind) {

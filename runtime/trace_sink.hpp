@@ -103,23 +103,30 @@ class Sink {
   // `waiter`, a blocking call's thread, joined primitive `object`'s queue.
   virtual void queued(ThreadId waiter, ObjectId object) = 0;
 
-  // The generation of this sink's record window (trace_record.hpp), or
-  // kNoOwner for a sink without one; set_sink() opens the window to it.
-  [[nodiscard]] std::uint64_t record_owner() const noexcept { return record_owner_; }
+  // A buffering sink: it opens a record window (trace_record.hpp), which
+  // set_sink() gives to the installing thread.
+  [[nodiscard]] bool has_record_window() const noexcept { return has_record_window_; }
 
  protected:
-  std::uint64_t record_owner_ = kNoOwner;  // set by a buffering sink's constructor
+  bool has_record_window_ = false;  // set by a buffering sink's constructor
 };
 
 namespace detail {
 inline Sink* g_trace_sink = nullptr;  // read by every hook; see trace_hooks.hpp
 }  // namespace detail
 
-// Installs `sink` (nullptr: tracing off) and returns the previous one, and
-// gives the record window to the installed sink (trace_record.hpp,
-// invariant 2). The sink must outlive its installation. Not thread-safe,
-// like the runtime.
+// Installs `sink` (nullptr: tracing off) and returns the previous one; the
+// record window goes with it, to the calling OS thread if the sink has one
+// (trace_record.hpp, invariant 2). The sink must outlive its installation.
+// Not thread-safe, like the runtime. Async-signal-safe (the capture's crash
+// path uninstalls its sink with it).
 Sink* set_sink(Sink* sink);
+// The records (and the record window, if open to the installed sink) pass
+// to the calling OS thread. run() calls it as the loop starts: the thread
+// that runs the loop owns the records, whichever thread started the capture
+// or recorded first (trace_record.hpp, invariant 2). Not thread-safe, like
+// the runtime (run() admits one OS thread at a time).
+void take_record_window() noexcept;
 [[nodiscard]] inline Sink* sink() { return detail::g_trace_sink; }
 
 }  // namespace skein::trace

@@ -1,6 +1,7 @@
-// capture_buffer.cpp — the lock-free chunk queue and stack, and the
-// producer's chunk hand-over. All chunks live in one anonymous mmap aligned
-// to 2 MiB (first 2 MiB MADV_NOHUGEPAGE, the rest MADV_HUGEPAGE); ring mode
+// capture_buffer.cpp — the chunks' mapping, the lock-free chunk queue and
+// stack, and the producer's chunk hand-over. All chunks live in one anonymous
+// mmap aligned to 2 MiB (first 2 MiB MADV_NOHUGEPAGE, the rest
+// MADV_HUGEPAGE); a failed mmap is the error ChunkMemory::map returns; ring mode
 // constructs every chunk up front, stream mode each on first take. A chunk's
 // count and sequence are reset before the window's cursor enters it, so
 // published() never pairs a stale count with it. A dropped run is reported
@@ -10,7 +11,11 @@
 
 #include <sys/mman.h>
 
+#include <cerrno>
+#include <cstring>
 #include <new>
+#include <string>
+#include <utility>
 
 #include "recorder/format/record.hpp"
 
@@ -76,13 +81,19 @@ bool ChunkStack::pop(std::uint32_t& index) noexcept {
   return false;
 }
 
-CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
-    : mode_(mode),
-      count_(budget_bytes / sizeof(Chunk) < 2 ? 2 : budget_bytes / sizeof(Chunk)),
-      backlog_limit_(count_ / 4 < kMinBacklogChunks ? kMinBacklogChunks : count_ / 4),
-      chunks_(nullptr),
-      filled_(count_),
-      free_(count_) {
+namespace {
+
+// "30000 MiB", or the bytes when the budget is not a whole number of MiB.
+std::string describe_budget(std::size_t budget_bytes) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  if (budget_bytes % kMiB == 0) return std::to_string(budget_bytes / kMiB) + " MiB";
+  return std::to_string(budget_bytes) + " bytes";
+}
+
+}  // namespace
+
+Result<ChunkMemory> ChunkMemory::map(std::size_t budget_bytes) {
+  const std::size_t count = budget_bytes / sizeof(Chunk) < 2 ? 2 : budget_bytes / sizeof(Chunk);
   // mmap: page-aligned, zero pages until touched, so an unused budget costs
   // address space, not memory.
   // The chunks start on a 2 MiB boundary and are offered to the kernel as
@@ -90,21 +101,49 @@ CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
   // few dozen faults for 64 MiB instead of sixteen thousand (zeroing
   // included, they were the largest cost of a busy capture after the
   // records themselves). Where huge pages are off, nothing changes.
-  const std::size_t bytes = count_ * sizeof(Chunk);
-  mapping_bytes_ = bytes + kHugePageBytes;
-  mapping_ = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mapping_ == MAP_FAILED) throw std::bad_alloc();
-  const auto start = (reinterpret_cast<std::uintptr_t>(mapping_) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  chunks_ = reinterpret_cast<Chunk*>(start);
+  const std::size_t bytes = count * sizeof(Chunk);
+  const std::size_t mapping_bytes = bytes + kHugePageBytes;
+  void* mapping = mmap(nullptr, mapping_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping == MAP_FAILED) {
+    const int error = errno;
+    return file_error("capture buffer of " + describe_budget(budget_bytes),
+                      std::string("cannot be mapped: ") + std::strerror(error) +
+                          " (more than this process's address space limit or the machine's memory allows; "
+                          "SKEIN_TRACE_BUFFER_MB sets its size)");
+  }
+  const auto start = (reinterpret_cast<std::uintptr_t>(mapping) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  auto* chunks = reinterpret_cast<Chunk*>(start);
   // Except the first 2 MiB, which a capture always touches (chunk 0, at
   // start, on the program's thread) and a light program never leaves: a
   // huge page there would cost every capture a 2 MiB fault at start, from a
   // few hundred microseconds to several milliseconds on a virtual machine.
 #if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
   const std::size_t small = bytes < kHugePageBytes ? bytes : kHugePageBytes;
-  (void)madvise(chunks_, small, MADV_NOHUGEPAGE);
-  if (bytes > small) (void)madvise(reinterpret_cast<char*>(chunks_) + small, bytes - small, MADV_HUGEPAGE);
+  (void)madvise(chunks, small, MADV_NOHUGEPAGE);
+  if (bytes > small) (void)madvise(reinterpret_cast<char*>(chunks) + small, bytes - small, MADV_HUGEPAGE);
 #endif
+  return ChunkMemory(mapping, mapping_bytes, chunks, count);
+}
+
+ChunkMemory::ChunkMemory(ChunkMemory&& other) noexcept
+    : mapping_(other.mapping_), mapping_bytes_(other.mapping_bytes_), chunks_(other.chunks_), count_(other.count_) {
+  other.mapping_ = nullptr;
+  other.chunks_ = nullptr;
+  other.count_ = 0;
+}
+
+ChunkMemory::~ChunkMemory() {
+  if (mapping_ != nullptr) munmap(mapping_, mapping_bytes_);
+}
+
+CaptureBuffer::CaptureBuffer(ChunkMemory memory, CaptureMode mode)
+    : memory_(std::move(memory)),
+      mode_(mode),
+      count_(memory_.count()),
+      backlog_limit_(count_ / 4 < kMinBacklogChunks ? kMinBacklogChunks : count_ / 4),
+      chunks_(memory_.chunks()),
+      filled_(count_),
+      free_(count_) {
   // Ring mode reads every chunk's sequence, so every chunk is constructed
   // now; stream mode only ever looks at chunks the producer has taken, and
   // constructs each on first use (start_chunk), so starting a capture does
@@ -114,7 +153,8 @@ CaptureBuffer::CaptureBuffer(std::size_t budget_bytes, CaptureMode mode)
   if (mode_ == CaptureMode::stream) {
     // Pushed last to first, so they come out 1, 2, 3, ... at the start.
     for (std::uint32_t i = static_cast<std::uint32_t>(count_) - 1; i >= 1; --i) free_.push(i);
-  }  start_chunk(0);
+  }
+  start_chunk(0);
 }
 
 CaptureBuffer::~CaptureBuffer() {
@@ -124,7 +164,6 @@ CaptureBuffer::~CaptureBuffer() {
   w.end = nullptr;
   const std::size_t constructed = mode_ == CaptureMode::ring ? count_ : frontier_seen_;
   for (std::size_t i = 0; i < constructed; ++i) chunks_[i].~Chunk();
-  munmap(mapping_, mapping_bytes_);
 }
 
 void CaptureBuffer::start_chunk(std::uint32_t index) noexcept {
@@ -156,7 +195,13 @@ bool CaptureBuffer::take_free_chunk() noexcept {
     // The first record of the new chunk says how many were dropped.
     trace::RecordWindow& w = trace::detail::g_record_window;
     CapturedRecord* r = w.cursor.load(std::memory_order_relaxed);
-    r->ticks = now_ticks != nullptr ? now_ticks() : 0;
+    // Its time is the producer's last stamp, that of the last record made
+    // (stored or dropped): no earlier than any record before it, and no
+    // later than the record that found this chunk, which is stamped next,
+    // from the same stamp or a later reading (FORMAT.md, "Times written by
+    // the capture"). A fresh reading here would be later than that record
+    // whenever it carries the stamp before, as most records do.
+    r->ticks = w.last_ticks;
     r->a = static_cast<std::int64_t>(dropped_);
     r->b = 0;
     r->ref = 0;

@@ -2,8 +2,11 @@
 // appends fixed-size binary records, and the writer thread, which turns them
 // into text.
 //
-// Memory is a fixed set of chunks allocated at start (the budget, default
-// 64 MiB), each holding kRecordsPerChunk records of 32 bytes. The producer
+// Memory is a fixed set of chunks mapped at start (the budget, default
+// 64 MiB; ChunkMemory), each holding kRecordsPerChunk records of 32 bytes.
+// The mapping is made before the buffer, and a budget the process cannot
+// have (its address space limit, or more than the machine will commit) is
+// an error value then, which the capture reports, not an exception. The producer
 // fills one chunk at a time through the runtime's record window
 // (runtime/trace_record.hpp): the buffer opens the window on the chunk, the
 // runtime's hooks store records there inline and publish each with a
@@ -25,7 +28,8 @@
 //           Dropping is as cheap as storing: the window opens on a small
 //           drop area (kDropWindowRecords records, never read), and when it
 //           is full the records it took are added to the count and the
-//           free stack is looked at again.
+//           free stack is looked at again. The (lost ...) carries the
+//           window's last stamp, so times never decrease across it.
 //   ring    (flight recorder) the producer cycles through the chunks,
 //           overwriting the oldest; the records overwritten are counted and
 //           reported as one (lost ...) at the start of what is written.
@@ -66,6 +70,7 @@
 #include <memory>
 #include <vector>
 
+#include "recorder/format/diagnostic.hpp"
 #include "recorder/format/record.hpp"
 #include "runtime/trace_record.hpp"
 
@@ -149,9 +154,37 @@ class ChunkStack {
 
 enum class CaptureMode { stream, ring };
 
+// The memory a CaptureBuffer's chunks live in: one anonymous mapping whose
+// chunks start on a 2 MiB boundary, unmapped when this is destroyed. The
+// chunks are raw memory until the buffer constructs them.
+class ChunkMemory {
+ public:
+  // Room for as many chunks as `budget_bytes` holds, at least 2. Fails,
+  // saying how much was asked for and why, when the mapping cannot be had.
+  [[nodiscard]] static Result<ChunkMemory> map(std::size_t budget_bytes);
+
+  ChunkMemory(ChunkMemory&& other) noexcept;
+  ChunkMemory& operator=(ChunkMemory&& other) = delete;
+  ChunkMemory(const ChunkMemory&) = delete;
+  ChunkMemory& operator=(const ChunkMemory&) = delete;
+  ~ChunkMemory();
+
+  [[nodiscard]] Chunk* chunks() const noexcept { return chunks_; }
+  [[nodiscard]] std::size_t count() const noexcept { return count_; }
+
+ private:
+  ChunkMemory(void* mapping, std::size_t mapping_bytes, Chunk* chunks, std::size_t count) noexcept
+      : mapping_(mapping), mapping_bytes_(mapping_bytes), chunks_(chunks), count_(count) {}
+
+  void* mapping_ = nullptr;  // null once moved from
+  std::size_t mapping_bytes_ = 0;
+  Chunk* chunks_ = nullptr;
+  std::size_t count_ = 0;
+};
+
 class CaptureBuffer {
  public:
-  CaptureBuffer(std::size_t budget_bytes, CaptureMode mode);
+  CaptureBuffer(ChunkMemory memory, CaptureMode mode);
   ~CaptureBuffer();
   CaptureBuffer(const CaptureBuffer&) = delete;
   CaptureBuffer& operator=(const CaptureBuffer&) = delete;
@@ -191,8 +224,6 @@ class CaptureBuffer {
   [[nodiscard]] std::size_t backlog_limit() const noexcept { return backlog_limit_; }
   static constexpr std::size_t kMinBacklogChunks = 32;
   void* on_chunk_filled_context = nullptr;
-  // The time stamp source of lost records (the capture sets read_ticks).
-  std::uint64_t (*now_ticks)() noexcept = nullptr;
 
   // --- consumer (the writer thread, or the crash handler) ---
 
@@ -246,12 +277,11 @@ class CaptureBuffer {
   // for a free chunk.
   static constexpr std::size_t kDropWindowRecords = 64;
 
+  ChunkMemory memory_;
   CaptureMode mode_;
   std::size_t count_;
   std::size_t backlog_limit_;
-  Chunk* chunks_;  // count_ chunks, 2 MiB-aligned, allocated once
-  void* mapping_ = nullptr;  // the mapping that holds them
-  std::size_t mapping_bytes_ = 0;
+  Chunk* chunks_;  // count_ chunks, in memory_
   ChunkQueue filled_;
   ChunkStack free_;
 

@@ -1,5 +1,6 @@
-// capture_output.cpp — opening the trace target by what lstat finds, and a
-// descriptor sink that never raises or blocks on the program's behalf.
+// capture_output.cpp — opening the trace target by what lstat finds (a
+// regular file claimed first, trace_path_claim.hpp), and a descriptor sink
+// that never raises or blocks on the program's behalf.
 // FIFOs are opened O_NONBLOCK, re-checked with fstat, then set blocking; a
 // link is opened O_NONBLOCK too, in case it has become a FIFO since. The
 // crash-path calls make only plain system calls on paths formed at start;
@@ -46,6 +47,11 @@ Diagnostic open_failure(const std::string& path, const char* what) {
 
 CaptureFdSink::~CaptureFdSink() {
   if (owned_ && fd_ >= 0) ::close(fd_);
+}
+
+void CaptureFdSink::close_in_fork_child() noexcept {
+  if (owned_ && fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 void CaptureFdSink::attach(int fd, bool owned) noexcept {
@@ -118,8 +124,27 @@ int open_fifo_for_writing(const char* path, bool follow) noexcept {
   return fd;
 }
 
+namespace {
+
+// A regular file (or, `through_link`, a link to one) claimed, then
+// truncated: the lock is held by now (trace_path_claim.hpp, invariant 1).
+Status claim_stream_file(const std::string& path, bool through_link, StreamTarget& target) {
+  auto claimed = claim_trace_path(path, through_link);
+  if (!claimed) return claimed.error();
+  ClaimedTracePath& claim = claimed.value();
+  if (ftruncate(claim.lock.fd(), 0) != 0) return open_failure(claim.path, "cannot truncate: ");
+  target.path = claim.path;
+  target.beside = std::move(claim.beside);
+  target.fd = claim.lock.release();
+  target.regular = true;
+  return {};
+}
+
+}  // namespace
+
 Result<StreamTarget> open_stream_target(const std::string& path) {
   StreamTarget target;
+  target.path = path;
   if (path == "-") {
     struct stat st {};
     target.fd = STDOUT_FILENO;
@@ -134,9 +159,7 @@ Result<StreamTarget> open_stream_target(const std::string& path) {
   switch (kind) {
     case OutputNodeKind::absent:
     case OutputNodeKind::regular_file:
-      target.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC, 0644);
-      if (target.fd < 0) return open_failure(path, "cannot create: ");
-      target.regular = true;
+      if (Status s = claim_stream_file(path, false, target); !s.ok()) return s.error();
       return target;
     case OutputNodeKind::character_device:
     case OutputNodeKind::block_device:
@@ -153,6 +176,10 @@ Result<StreamTarget> open_stream_target(const std::string& path) {
         fifo = true;
         target.follow = true;
         break;
+      }
+      if (S_ISREG(pointed.st_mode)) {
+        if (Status s = claim_stream_file(path, true, target); !s.ok()) return s.error();
+        return target;
       }
       // O_NONBLOCK: what it points to may have turned into a FIFO since.
       target.fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
@@ -197,33 +224,54 @@ bool names_fifo(const std::string& path, bool& follow) {
 
 }  // namespace
 
-Status check_ring_target(const std::string& path) {
-  if (path == "-") return {};
+Result<ClaimedTracePath> claim_ring_target(const std::string& path) {
+  ClaimedTracePath unclaimed{path, TraceFileLock(), std::nullopt};
+  if (path == "-") return unclaimed;
   bool follow = false;
-  if (names_fifo(path, follow)) return {};  // its reader is looked for at each write
+  if (names_fifo(path, follow)) return unclaimed;  // its reader is looked for at each write
   struct stat st {};
-  if (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+  const bool exists = lstat(path.c_str(), &st) == 0;
+  if (exists && S_ISLNK(st.st_mode)) {
     // Opened without truncating: the file it points to keeps its contents
     // until a whole trace is written.
     if (stat(path.c_str(), &st) != 0)
       return open_failure(path, "is a symbolic link, and what it points to cannot be opened to write: ");
     if (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))
       return file_error(path, "is a symbolic link to a folder or a socket, which cannot be written as a trace");
+    if (S_ISREG(st.st_mode)) return claim_trace_path(path, true);
     const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return open_failure(path, "is a symbolic link, and what it points to cannot be opened to write: ");
     ::close(fd);
-    return {};
+    return unclaimed;
   }
-  // A replacement made and discarded (PATH untouched), or the device
+  ClaimedTracePath claimed = std::move(unclaimed);
+  if (!exists || S_ISREG(st.st_mode)) {
+    auto claim = claim_trace_path(path, false);
+    if (!claim) return claim.error();
+    claimed = std::move(claim).value();
+  }
+  // A replacement made and discarded (the file untouched), or the device
   // opened: proof that a trace can be written there later.
-  auto file = OutputFile::open_stream(path);
-  if (!file) return file.error();
-  return {};
+  auto file = OutputFile::open_stream(claimed.path);
+  if (!file) {
+    if (!exists) (void)unlink(claimed.path.c_str());  // the empty file the claim made, while still locked
+    return file.error();
+  }
+  return claimed;
 }
 
-Status RingTarget::commit() {
+Status RingTarget::commit(TraceFileLock& lock) {
   if (!file) return {};
-  return file->commit(false);
+  const int next =
+      lock.fd() >= 0 && file->writing() == OutputWriting::replace
+          ? TraceFileLock::lock_replacement(replacement_path(file->target()))
+          : -1;
+  Status committed = file->commit(false);
+  if (next >= 0) {
+    if (committed.ok()) lock.adopt(next);
+    else ::close(next);
+  }
+  return committed;
 }
 
 Result<RingTarget> open_ring_target(const std::string& path) {
@@ -261,9 +309,9 @@ Result<RingTarget> open_ring_target(const std::string& path) {
   return target;
 }
 
-CrashRingPaths crash_ring_paths(const std::string& path) {
-  return CrashRingPaths{path, path + ".tmp-" + std::to_string(getpid())};
-}
+std::string replacement_path(const std::string& path) { return path + ".tmp-" + std::to_string(getpid()); }
+
+CrashRingPaths crash_ring_paths(const std::string& path) { return CrashRingPaths{path, replacement_path(path)}; }
 
 int open_crash_ring_target(const CrashRingPaths& paths, bool& rename_after) noexcept {
   rename_after = false;

@@ -8,19 +8,24 @@
 //   PATH names          stream mode (one live trace)   ring mode (whole traces, at
 //                                                      exit, on SIGUSR1, on a crash)
 //   -----------------   ----------------------------   -----------------------------
-//   nothing, or a       written in place (created or   replaced: PATH.tmp-PID beside
-//   regular file        truncated at start), so a      it, renamed over it once
-//                       reader may follow it and a     complete (output_file.hpp;
-//                       crash keeps what was written   on a crash, the same by hand)
+//   nothing, or a       locked, then written in place  locked at start (created
+//   regular file        (created, or truncated once    empty if absent, never
+//                       the lock is held), so a        truncated), then replaced:
+//                       reader may follow it and a     PATH.tmp-PID beside it,
+//                       crash keeps what was written;  renamed over it once
+//                       held by another capture: the   complete (output_file.hpp;
+//                       name beside it, likewise       on a crash, the same by
+//                       (trace_path_claim.hpp)         hand); held: beside it
 //   a FIFO              opened without blocking; with  opened without blocking for
 //                       no reader yet, the writer      each trace; with no reader,
 //                       thread opens it once one       that trace is not written
 //                       comes (see below)              (one line on stderr)
 //   a device            written through                written through
 //   a symbolic link     written through to what it     written through to what it
-//                       points to (a FIFO there: as    points to (as on the left)
-//                       a FIFO); a link to nothing
-//                       is refused
+//                       points to (a FIFO there: as    points to (as on the left;
+//                       a FIFO; a regular file there:  a regular file there is
+//                       locked first, as above); a     locked first)
+//                       link to nothing is refused
 //   "-"                 standard output                standard output, each trace
 //                                                      after the one before
 //   a folder, a socket  refused at start               refused at start
@@ -47,7 +52,9 @@
 // Invariants:
 //   1. No capture output replaces a node that is not a regular file (a
 //      device, a FIFO, a link is written through), nor truncates a trace
-//      file in ring mode before a complete trace replaces it.
+//      file in ring mode before a complete trace replaces it, nor writes a
+//      regular file whose lock another capture holds (one trace file, one
+//      writer: trace_path_claim.hpp).
 //   2. No open or write on behalf of the capture blocks the program's own
 //      threads: opens of FIFOs use O_NONBLOCK; writes happen on the writer
 //      thread, or on the crash path, where a pipe, FIFO or terminal that
@@ -65,6 +72,7 @@
 #include <string>
 #include <string_view>
 
+#include "recorder/capture/trace_path_claim.hpp"
 #include "recorder/format/byte_sink.hpp"
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/output/output_file.hpp"
@@ -88,6 +96,9 @@ class CaptureFdSink final : public ByteSink {
 
   // Writes go to `fd` from now on (closed by close() when `owned`).
   void attach(int fd, bool owned) noexcept;
+  // In a forked child: an owned descriptor closed, and nothing written
+  // (trace_path_claim.hpp, invariant 4). Async-signal-safe.
+  void close_in_fork_child() noexcept;
   [[nodiscard]] bool attached() const noexcept { return fd_ >= 0; }
   [[nodiscard]] int fd() const noexcept { return fd_; }
   // The reader of the pipe or FIFO went away (a write met EPIPE); nothing
@@ -113,6 +124,8 @@ class CaptureFdSink final : public ByteSink {
 
 // Stream mode's target, opened at start (the table above).
 struct StreamTarget {
+  std::string path;        // where the trace goes: PATH, or the name beside it
+  std::optional<BesideTrace> beside;  // when beside
   int fd = -1;             // -1 with awaiting_reader
   bool owned = true;       // false for standard output
   bool regular = false;    // a regular file (preallocation applies)
@@ -128,8 +141,10 @@ struct StreamTarget {
 [[nodiscard]] int open_fifo_for_writing(const char* path, bool follow) noexcept;
 
 // Ring mode, at start: PATH can take a trace (the table above), without
-// touching what is there now.
-[[nodiscard]] Status check_ring_target(const std::string& path);
+// touching what is there now. Nothing, a regular file or a link to one is
+// claimed (trace_path_claim.hpp): the claim's path is where the ring's
+// traces go, and its lock is held for the capture's life.
+[[nodiscard]] Result<ClaimedTracePath> claim_ring_target(const std::string& path);
 
 // Ring mode, outside the crash path: where one whole trace goes. `sink` is
 // null with `no_reader` (a FIFO no one reads: that trace is not written).
@@ -137,16 +152,20 @@ struct RingTarget {
   std::optional<OutputFile> file;  // the replacement or written-through file
   std::unique_ptr<ByteSink> sink;
   bool no_reader = false;
-  // Once the sink is closed: the replacement renamed over PATH.
-  [[nodiscard]] Status commit();
+  // Once the sink is closed: the replacement renamed over PATH, locked
+  // first when `lock` holds PATH's lock, which then holds the new file's
+  // (trace_path_claim.hpp, invariant 3).
+  [[nodiscard]] Status commit(TraceFileLock& lock);
 };
 [[nodiscard]] Result<RingTarget> open_ring_target(const std::string& path);
 
 // Ring mode's crash path: the names it uses, made at start.
 struct CrashRingPaths {
   std::string target;  // PATH
-  std::string temp;    // PATH.tmp-PID, the name output_file.hpp's replacement uses
+  std::string temp;    // replacement_path(PATH)
 };
+// PATH.tmp-PID, the name output_file.hpp's replacement of PATH uses.
+[[nodiscard]] std::string replacement_path(const std::string& path);
 [[nodiscard]] CrashRingPaths crash_ring_paths(const std::string& path);
 // Opens where the crash path writes the ring: the temporary file (then
 // `rename_after`), or the node itself for a device, a FIFO with a reader, a

@@ -6,21 +6,31 @@
 // It is a buffering sink (runtime/trace_record.hpp): the buffer opens the
 // runtime's record window on its current chunk, and most records never reach
 // these methods: the hooks store them in the window inline. The methods run
-// for what the window cannot take: the first record on a thread (which
-// claims or is refused), a full chunk (make_room), records with strings,
+// for what the window cannot take: a record from a thread that does not
+// own the window (refused), a full chunk (make_room), records with strings,
 // a spawn whose site the runtime's site cache does not know yet (interned
 // here, then cached), and records made by calling the sink directly. They
 // write through the same window, with the same stamping.
 //
 // Runs only on the runtime's OS thread (the runtime is single-threaded): the
-// first thread to record owns the capture (trace::detail::t_record_owner).
-// A hook called from any other OS thread fails the window's owner check and
-// is refused here, with one message on stderr, before it touches the buffer
-// or the interning tables, so a misused runtime cannot corrupt the trace.
-// The writer thread and crash handler read what the owner publishes.
+// capture belongs to the thread that runs the loop, and until a loop runs,
+// to the thread that started it (for SKEIN_TRACE, the main thread, whose
+// static initialisation starts it): the record window's owner
+// (runtime/trace_record.hpp, invariant 2). A thread that records first
+// takes nothing over. A hook called from any other OS thread fails the
+// window's owner check and is refused here, before it touches the buffer or
+// the interning tables, so a misused runtime can neither corrupt the trace
+// nor displace the program's own records; refusals are counted, and the
+// first refused thread is named (its OS thread id and name) in the line
+// the capture prints at stop (refusal_line()). The writer thread and crash
+// handler read what the owner publishes.
+//
+// The owner check is the one the hooks make inline: this thread's token
+// against the owner's, two loads and a compare.
 #pragma once
 
 #include <atomic>
+#include <string>
 
 #include "recorder/capture/capture_buffer.hpp"
 #include "recorder/format/record.hpp"
@@ -100,13 +110,20 @@ class CaptureSink final : public trace::Sink {
   }
 
   [[nodiscard]] std::uint64_t refused() const noexcept { return refused_.load(std::memory_order_relaxed); }
+  // What stop() says of the refused records, or "" if there were none: how
+  // many, from how many OS threads, the first one named. Once every other
+  // thread has stopped recording.
+  [[nodiscard]] std::string refusal_line() const;
 
  private:
   using RecordCode = trace::RecordCode;
 
-  // True on the owning OS thread (claiming ownership on the first call).
-  [[nodiscard]] bool owned() noexcept { return trace::detail::t_record_owner == generation_ || claim(); }
-  bool claim() noexcept;
+  // True on the OS thread the records belong to, whether this sink is the
+  // installed one or another sink that wraps it forwards to it (invariant
+  // 2 of runtime/trace_record.hpp).
+  [[nodiscard]] static bool owned() noexcept {
+    return trace::detail::t_record_owner == trace::detail::g_record_owner.load(std::memory_order_relaxed);
+  }
   // Interns a label's or counter's text and lets the runtime's string cache
   // know it, so the next record with the same text at the same address
   // takes the hook's inline path (runtime/trace_record.hpp, invariant 4).
@@ -130,9 +147,15 @@ class CaptureSink final : public trace::Sink {
   CaptureBuffer& buffer_;
   StringArena& strings_;
   SiteTable& sites_;
-  std::uint64_t generation_;            // unique per capture; also the window's owner
-  std::atomic<bool> claimed_{false};
+  std::uint64_t generation_;  // unique per capture: whose refusals a thread's were counted for
   std::atomic<std::uint64_t> refused_{0};
+  std::atomic<std::uint64_t> refused_threads_{0};
+  // The first refused thread, written once by that thread (kNaming), then
+  // read (kNamed).
+  static constexpr int kUnnamed = 0, kNaming = 1, kNamed = 2;
+  std::atomic<int> first_refused_state_{kUnnamed};
+  long first_refused_tid_ = 0;
+  char first_refused_name_[16] = {};  // pthread_getname_np's, "" if it gave none
 };
 
 }  // namespace skein::capture

@@ -49,4 +49,9 @@ void FilePreallocation::release() noexcept {
   fd_ = -1;
 }
 
+void FilePreallocation::close_in_fork_child() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
 }  // namespace skein::capture

@@ -37,6 +37,9 @@ class FilePreallocation {
   void allocate_ahead() noexcept;
   // Gives back the blocks past the written end and closes the duplicate.
   void release() noexcept;
+  // In a forked child: closes the duplicate, giving nothing back (the file
+  // is the parent's). Async-signal-safe.
+  void close_in_fork_child() noexcept;
 
  private:
   int fd_ = -1;    // -1: none

@@ -6,21 +6,25 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace skein::capture {
 
-Status StreamOutput::open(const std::string& path, const std::string& header_line, std::size_t buffer_bytes) {
-  auto target = open_stream_target(path);
-  if (!target) return target.error();
-  path_ = path;
-  target_ = target.value();
+void StreamOutput::open(StreamTarget target, const std::string& header_line, std::size_t buffer_bytes) {
+  target_ = std::move(target);
+  path_ = target_.path;
+  const std::string& path = path_;
   file_ = FdTraceWriter::make(path, buffer_bytes);
   if (target_.fd >= 0) file_.fd_sink->attach(target_.fd, target_.owned);
   file_.out->write_line(header_line);  // written by the writer thread (capture_output.hpp)
   no_reader_message_ =
       "skein: trace output " + path + " is a FIFO no reader opened while the program ran: the trace was not written\n";
   if (target_.regular && target_.owned) preallocation_.adopt_duplicate_of(target_.fd);
-  return {};
+}
+
+void StreamOutput::close_in_fork_child() noexcept {
+  if (file_.fd_sink != nullptr) file_.fd_sink->close_in_fork_child();  // none in ring mode
+  preallocation_.close_in_fork_child();
 }
 
 void StreamOutput::wait_for_reader(WriterThread& writer) {

@@ -20,8 +20,8 @@
 //   4. Once finished(), the sinks are closed and gone; the crash path then
 //      writes nothing.
 //   5. The crash-path calls (attach_late_reader, enter_crash_mode,
-//      close_for_crash, release_preallocation) are async-signal-safe and do
-//      not allocate.
+//      close_for_crash, release_preallocation) and close_in_fork_child are
+//      async-signal-safe and do not allocate.
 #pragma once
 
 #include <atomic>
@@ -42,10 +42,10 @@ namespace skein::capture {
 
 class StreamOutput {
  public:
-  // At start: opens what `path` names (the table in capture_output.hpp) and
-  // puts `header_line` in the writer's buffer (invariant 2), which reserves
-  // `buffer_bytes`.
-  [[nodiscard]] Status open(const std::string& path, const std::string& header_line, std::size_t buffer_bytes);
+  // At start: takes the target open_stream_target() opened (the table in
+  // capture_output.hpp) and puts `header_line` in the writer's buffer
+  // (invariant 2), which reserves `buffer_bytes`.
+  void open(StreamTarget target, const std::string& header_line, std::size_t buffer_bytes);
 
   [[nodiscard]] OutputLock& lock() noexcept { return lock_; }
   [[nodiscard]] TraceWriter& writer() noexcept { return *file_.out; }
@@ -90,6 +90,11 @@ class StreamOutput {
   void enter_crash_mode() noexcept { file_.fd_sink->enter_crash_mode(); }
   void close_for_crash() noexcept { (void)file_.top->close(); }
   void release_preallocation() noexcept { preallocation_.release(); }
+
+  // In a forked child: this process's descriptors closed, so that the
+  // parent's lock on the file lasts as long as the parent's own
+  // (trace_path_claim.hpp, invariant 4). Async-signal-safe.
+  void close_in_fork_child() noexcept;
 
  private:
   void note_flush(const Status& flushed);

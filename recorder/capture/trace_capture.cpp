@@ -12,6 +12,8 @@
 //   RingCrashOutput     ring mode's crash file (ring_crash_output.hpp)
 //   CrashState          the crash path's claim (crash_state.hpp)
 //   ConversionProgress  where the writer is in its chunk (conversion_progress.hpp)
+//   TraceFileLock       ring mode's lock on its trace file (trace_path_claim.hpp;
+//                       stream mode's is its file's own descriptor)
 // ring_trace.hpp writes the ring as one trace, for a snapshot and for the
 // crash path; crash_handlers.hpp installs the signal and terminate handlers
 // that call crash_flush().
@@ -29,6 +31,13 @@
 // goes away (EPIPE) cannot kill the program, and a FIFO without a reader
 // cannot hold it up. snapshot() therefore asks the writer thread and waits
 // for it.
+//
+// Processes. One trace file, one writer (trace_path_claim.hpp): the capture
+// locks the regular file it writes, and writes beside one another capture
+// holds (a traced child that inherited SKEIN_TRACE, a traced program
+// started meanwhile), saying so once on stderr. A fork()ed child records
+// nothing and closes its copies of the trace's descriptors
+// (forget_capture_in_fork_child); a program it execs traces itself afresh.
 //
 // Crash safety. Everything the crash path touches is allocated at start:
 // the buffer, the string arena, the site table, the converter (in ring mode
@@ -49,10 +58,10 @@
 //      (writer_thread.hpp, invariant 3); stop() reads what the writer
 //      wrote (the stats, the output's status) only after joining it.
 //   3. Nothing here is on the record path: CaptureSink and CaptureBuffer
-//      reach this file only through on_chunk_filled (once per chunk) and
-//      now_ticks (the stamp of a lost record).
+//      reach this file only through on_chunk_filled (once per chunk).
 #include "recorder/capture/trace_capture.hpp"
 
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,8 +72,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "recorder/capture/capture_output.hpp"
 #include "recorder/capture/capture_sink.hpp"
@@ -78,6 +90,7 @@
 #include "recorder/capture/site_table.hpp"
 #include "recorder/capture/stream_output.hpp"
 #include "recorder/capture/string_arena.hpp"
+#include "recorder/capture/trace_path_claim.hpp"
 #include "recorder/capture/writer_stats.hpp"
 #include "recorder/capture/writer_thread.hpp"
 #include "recorder/format/trace_writer.hpp"
@@ -116,26 +129,33 @@ std::int64_t realtime_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// The trace's header line: the process, and the wall-clock time of `origin`.
-std::string trace_header_line(const std::string& process, const TickCalibration& origin, CaptureMode mode) {
+// The trace's header line: the process, the wall-clock time of `origin`,
+// and for a trace written beside another's, that trace's process.
+std::string trace_header_line(const std::string& process, const TickCalibration& origin, CaptureMode mode,
+                              const std::optional<BesideTrace>& beside) {
   TraceHeader header;
   header.set("process", process);
   header.set("pid", std::to_string(getpid()));
   header.set("origin-unix-ns", std::to_string(realtime_ns() - (monotonic_ns() - origin.ns0)));
   if (mode == CaptureMode::ring) header.set("mode", "ring");
+  if (beside && beside->holder_pid > 0) header.set("beside-pid", std::to_string(beside->holder_pid));
   return format_header(header);
 }
 
 struct Capture {
-  explicit Capture(const CaptureOptions& o)
+  Capture(const CaptureOptions& o, ChunkMemory memory)
       : options(o),
         strings(kStringArenaBytes),
         sites(kSiteCapacity, strings),
-        buffer(o.budget_bytes, o.mode),
+        buffer(std::move(memory), o.mode),
         sink(buffer, strings, sites),
         converter(strings, sites, kSiteCapacity) {}
 
   CaptureOptions options;
+  // Where the trace goes: options.path, or the name beside it when another
+  // capture holds that (trace_path_claim.hpp).
+  std::string output_path;
+  std::optional<BesideTrace> beside;
   std::string header_line;
   TickCalibration origin;
   bool calibrated = false;  // the converter has its rate (ensure_calibrated)
@@ -152,6 +172,7 @@ struct Capture {
   StreamOutput stream;          // stream mode
   RingSnapshots snapshots;      // ring mode
   RingCrashOutput ring_crash;   // ring mode's crash path
+  TraceFileLock ring_lock;      // ring mode: the lock on output_path's file, if a regular one
   CrashState crash;
   ConversionProgress progress;  // stream mode, for a crash on the writer thread
   // What stop() saw (invariant 2): the end's time, and the drops no chunk
@@ -275,11 +296,11 @@ void stream_writer(Capture& c) {
 // complete, a device, FIFO or link written through. Writer thread only.
 Status write_ring_file(Capture& c, bool final) {
   ensure_calibrated(c, true);
-  auto target = open_ring_target(c.options.path);
+  auto target = open_ring_target(c.output_path);
   if (!target) return target.error();
   if (target.value().no_reader) {
     std::fprintf(stderr, "skein: trace output %s is a FIFO with no reader: the ring's trace was not written\n",
-                 c.options.path.c_str());
+                 c.output_path.c_str());
     return {};
   }
   TraceWriter out(std::move(target.value().sink));
@@ -287,7 +308,7 @@ Status write_ring_file(Capture& c, bool final) {
   write_ring_trace(c.buffer, c.header_line, c.converter, out, c.snapshots.scratch(), RingTraceEnd{final, c.end_ticks});
   Status finished = out.finish();
   if (!finished.ok()) return finished;  // a replacement not committed is removed; PATH stays
-  return target.value().commit();
+  return target.value().commit(c.ring_lock);
 }
 
 void ring_writer(Capture& c) {
@@ -364,14 +385,45 @@ void request_snapshot() noexcept {
 
 // --- start and stop ----------------------------------------------------------
 
-// Stream mode's output, or ring mode's check of PATH and its crash file.
-Status open_output(Capture& c) {
-  if (c.options.mode == CaptureMode::stream) return c.stream.open(c.options.path, c.header_line, kWriterBufferBytes);
-  // Check now that a trace can be written there; PATH itself is left as
-  // it is until a whole trace replaces it.
-  if (Status s = check_ring_target(c.options.path); !s.ok()) return s;
-  c.ring_crash.prepare(c.options.path, kWriterBufferBytes, c.strings, c.sites, kSiteCapacity);
+// Stream mode's output, or ring mode's claim and check of PATH and its crash
+// file; the header once it is known where the trace goes.
+Status open_output(Capture& c, const std::string& process) {
+  if (c.options.mode == CaptureMode::stream) {
+    auto target = open_stream_target(c.options.path);
+    if (!target) return target.error();
+    c.output_path = target.value().path;
+    c.beside = target.value().beside;
+    c.header_line = trace_header_line(process, c.origin, c.options.mode, c.beside);
+    c.stream.open(std::move(target).value(), c.header_line, kWriterBufferBytes);
+    return {};
+  }
+  // Check now that a trace can be written there; the file itself is left
+  // as it is until a whole trace replaces it.
+  auto claimed = claim_ring_target(c.options.path);
+  if (!claimed) return claimed.error();
+  c.output_path = claimed.value().path;
+  c.beside = claimed.value().beside;
+  c.ring_lock = std::move(claimed.value().lock);
+  c.header_line = trace_header_line(process, c.origin, c.options.mode, c.beside);
+  c.ring_crash.prepare(c.output_path, kWriterBufferBytes, c.strings, c.sites, kSiteCapacity);
   return {};
+}
+
+// In the child of a fork(): the capture is the parent's. Its writer thread
+// is not in this process, so the capture can neither write nor stop; the
+// child records nothing (a program it execs traces itself afresh), and
+// closes its copies of the trace's descriptors, so that the file's lock
+// lasts as long as the parent's own (trace_path_claim.hpp, invariant 4).
+// The Capture is left as it is, never freed. Async-signal-safe, as the
+// child of a multithreaded program must be until it execs.
+void forget_capture_in_fork_child() noexcept {
+  Capture* c = g_capture.load(std::memory_order_acquire);
+  if (c == nullptr) return;
+  g_capture.store(nullptr, std::memory_order_release);
+  set_sink(c->previous_sink);
+  uninstall_crash_handlers();
+  c->stream.close_in_fork_child();
+  c->ring_lock.close_in_fork_child();
 }
 
 // The buffer's on_chunk_filled (see "Waking the writer" in writer_thread.hpp).
@@ -381,8 +433,6 @@ void wake_writer(void* context, bool starved) {
   c->writer.wake_if_waiting();
 }
 
-std::uint64_t now_ticks() noexcept { return read_ticks(); }
-
 void stop_at_exit() { (void)stop(); }
 
 }  // namespace
@@ -390,15 +440,23 @@ void stop_at_exit() { (void)stop(); }
 Status start(const CaptureOptions& options) {
   if (g_capture.load() != nullptr) return file_error(options.path, "a trace capture is already running");
   if (options.path.empty()) return file_error("SKEIN_TRACE", "no trace path given");
-  auto capture = std::make_unique<Capture>(options);
+  // The budget may be more than this process can map (its address space
+  // limit, the machine's memory): an error then, and the program runs on
+  // untraced. The rest is small, but made with new.
+  auto memory = ChunkMemory::map(options.budget_bytes);
+  if (!memory) return memory.error();
+  std::unique_ptr<Capture> capture;
+  try {
+    capture = std::make_unique<Capture>(options, std::move(memory).value());
+  } catch (const std::bad_alloc&) {
+    return file_error(options.path, "no memory left for the capture's tables");
+  }
   Capture& c = *capture;
-  const std::string process = process_name();
   c.origin = tick_origin();
-  c.header_line = trace_header_line(process, c.origin, options.mode);
-  if (Status s = open_output(c); !s.ok()) return s;
+  if (Status s = open_output(c, process_name()); !s.ok()) return s;
+  if (c.beside) std::fputs(c.beside->line(c.output_path).c_str(), stderr);
   c.buffer.on_chunk_filled = wake_writer;
   c.buffer.on_chunk_filled_context = &c;
-  c.buffer.now_ticks = now_ticks;
 
   Capture* raw = capture.release();
   g_capture.store(raw, std::memory_order_release);
@@ -409,6 +467,7 @@ Status start(const CaptureOptions& options) {
   if (!registered) {
     registered = true;
     std::atexit(stop_at_exit);
+    pthread_atfork(nullptr, nullptr, forget_capture_in_fork_child);
   }
   raw->previous_sink = set_sink(&raw->sink);
   return {};
@@ -455,6 +514,7 @@ Status stop() {
   c->stats.add_final_drops(c->final_dropped);
   uninstall_crash_handlers();
   if (stats_requested()) c->stats.print(c->sink.refused());
+  if (const std::string refusal = c->sink.refusal_line(); !refusal.empty()) std::fputs(refusal.c_str(), stderr);
   g_capture.store(nullptr);
   Status status = c->options.mode == CaptureMode::stream ? c->stream.error() : c->snapshots.first_error();
   delete c;

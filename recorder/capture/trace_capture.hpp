@@ -5,12 +5,17 @@
 // Off by default. On with SKEIN_TRACE=PATH in the environment (any program
 // that links skein::recorder: no code change) or skein::trace::start(PATH).
 // Environment:
-//   SKEIN_TRACE=PATH            where to write (".gz": compressed)
+//   SKEIN_TRACE=PATH            where to write (".gz": compressed); a file
+//                               another traced process is writing is left
+//                               alone, and the trace goes beside it
+//                               (trace_path_claim.hpp)
 //   SKEIN_TRACE_MODE=ring       flight recorder: keep only the newest records
 //                               and write them at exit, on a crash, or on
 //                               SIGUSR1 (default: stream, write everything)
 //   SKEIN_TRACE_BUFFER_MB=N     the memory budget (default 64; in ring mode,
-//                               how much of the newest history is kept)
+//                               how much of the newest history is kept),
+//                               mapped at start: a budget the process
+//                               cannot map leaves it untraced
 //   SKEIN_TRACE_STATS=1         print records, drops, bytes and the writer
 //                               thread's CPU time to stderr at stop
 //
@@ -50,8 +55,9 @@ struct CaptureOptions {
   unsigned writer_delay_us = 0;
 };
 
-// Starts capturing into options.path. Fails if a capture is running or the
-// file cannot be created.
+// Starts capturing into options.path. Fails, and leaves the program as it
+// was, if a capture is running, the budget cannot be mapped or the file
+// cannot be created.
 [[nodiscard]] Status start(const CaptureOptions& options);
 [[nodiscard]] Status start(const std::string& path);
 // Reads SKEIN_TRACE, SKEIN_TRACE_MODE and SKEIN_TRACE_BUFFER_MB; does nothing

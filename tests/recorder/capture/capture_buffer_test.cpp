@@ -3,12 +3,16 @@
 // in order, the writer hears of every hand-over and of the one that left the
 // producer without a chunk, a starved producer drops and counts, the first
 // record after a chunk comes back carries the exact count, a producer takes
-// no fresh memory while the writer is behind (invariant 5), and records read
-// the clock where the rule says.
+// no fresh memory while the writer is behind (invariant 5), records read
+// the clock where the rule says, a lost record's time lies between the
+// times of the records around it, and a budget that cannot be mapped is an
+// error value.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "recorder/capture/capture_buffer.hpp"
@@ -24,6 +28,13 @@ struct Calls {
 
 void on_filled(void* context, bool starved) { static_cast<Calls*>(context)->starved.push_back(starved); }
 
+// The memory of a buffer of `budget_bytes`.
+ChunkMemory mapped(std::size_t budget_bytes) {
+  auto memory = ChunkMemory::map(budget_bytes);
+  REQUIRE(memory.ok());
+  return std::move(memory).value();
+}
+
 // One record through the window, as the capture's sink stores it.
 void produce(CaptureBuffer& buffer, std::int64_t n) {
   REQUIRE(buffer.make_room());
@@ -34,7 +45,7 @@ void produce(CaptureBuffer& buffer, std::int64_t n) {
 
 TEST_CASE("a starved producer drops and counts, and the writer hears of it once") {
   constexpr std::uint32_t kChunks = 8;
-  CaptureBuffer buffer(kChunks * sizeof(Chunk), CaptureMode::stream);
+  CaptureBuffer buffer(mapped(kChunks * sizeof(Chunk)), CaptureMode::stream);
   Calls calls;
   buffer.on_chunk_filled = on_filled;
   buffer.on_chunk_filled_context = &calls;
@@ -93,7 +104,7 @@ TEST_CASE("a starved producer drops and counts, and the writer hears of it once"
 
 TEST_CASE("prefaulting ahead stops when asked to and leaves the records alone") {
   constexpr std::uint32_t kChunks = 100;
-  CaptureBuffer buffer(kChunks * sizeof(Chunk), CaptureMode::stream);
+  CaptureBuffer buffer(mapped(kChunks * sizeof(Chunk)), CaptureMode::stream);
   for (std::int64_t i = 0; i < 3 * static_cast<std::int64_t>(kRecordsPerChunk); ++i) produce(buffer, i);
   const std::atomic<bool> stopped{true};
   buffer.prefault_ahead(1000, stopped);
@@ -120,7 +131,7 @@ TEST_CASE("prefaulting ahead stops when asked to and leaves the records alone") 
 }
 
 TEST_CASE("records read the clock only where user code ran or the loop blocked, and every eighth record") {
-  CaptureBuffer buffer(8 * sizeof(Chunk), CaptureMode::stream);
+  CaptureBuffer buffer(mapped(8 * sizeof(Chunk)), CaptureMode::stream);
   trace::RecordWindow& w = trace::detail::g_record_window;
   w.since_stamp = trace::kStampEvery;  // as a capture starts: stamp first
   trace::detail::g_user_code_returned = false;
@@ -165,7 +176,7 @@ TEST_CASE("a producer the writer keeps up with takes fresh memory, one it cannot
   constexpr std::uint32_t kChunks = 200;
   const std::atomic<bool> go{false};
   SECTION("the writer keeps up: nothing is dropped, though nothing was faulted in ahead") {
-    CaptureBuffer buffer(kChunks * sizeof(Chunk), CaptureMode::stream);
+    CaptureBuffer buffer(mapped(kChunks * sizeof(Chunk)), CaptureMode::stream);
     std::uint32_t index = 0;
     for (std::int64_t i = 0; i < 3 * static_cast<std::int64_t>(kChunks * kRecordsPerChunk); ++i) {
       produce(buffer, i);
@@ -175,7 +186,7 @@ TEST_CASE("a producer the writer keeps up with takes fresh memory, one it cannot
     CHECK(buffer.prefaulted() == 0);
   }
   SECTION("the writer is behind: no fresh chunk past a quarter of the budget, until it faults more in") {
-    CaptureBuffer buffer(kChunks * sizeof(Chunk), CaptureMode::stream);
+    CaptureBuffer buffer(mapped(kChunks * sizeof(Chunk)), CaptureMode::stream);
     const auto backlog = static_cast<std::int64_t>(buffer.backlog_limit());
     REQUIRE(backlog == kChunks / 4);
     const std::int64_t fits = backlog * static_cast<std::int64_t>(kRecordsPerChunk);
@@ -191,7 +202,49 @@ TEST_CASE("a producer the writer keeps up with takes fresh memory, one it cannot
     CHECK(buffer.chunk(static_cast<std::uint32_t>(backlog)).records[0].a == 500 + more - 1);  // (lost COUNT)
   }
   SECTION("a small budget still holds a burst of kMinBacklogChunks") {
-    CaptureBuffer buffer(40 * sizeof(Chunk), CaptureMode::stream);
+    CaptureBuffer buffer(mapped(40 * sizeof(Chunk)), CaptureMode::stream);
     CHECK(buffer.backlog_limit() == CaptureBuffer::kMinBacklogChunks);
   }
+}
+
+TEST_CASE("lost records keep time order: a lost record's time lies between the records around it") {
+  constexpr std::uint32_t kChunks = 2;
+  CaptureBuffer buffer(mapped(kChunks * sizeof(Chunk)), CaptureMode::stream);
+  trace::RecordWindow& w = trace::detail::g_record_window;
+  w.since_stamp = trace::kStampEvery;  // as a capture starts: stamp first
+  trace::detail::g_user_code_returned = false;
+  // Fill the budget and drop: every record times itself by the rule (a
+  // fresh reading every eighth record, the one before's otherwise).
+  const std::int64_t total = kChunks * kRecordsPerChunk + 200;
+  for (std::int64_t i = 0; i < total; ++i) produce(buffer, i);
+  REQUIRE(buffer.dropped() == 200);
+  std::vector<std::uint64_t> times;
+  std::uint32_t index = 0;
+  while (buffer.pop_filled(index)) {
+    const Chunk& chunk = buffer.chunk(index);
+    for (std::uint32_t r = 0; r < buffer.published(chunk); ++r) times.push_back(chunk.records[r].ticks);
+    buffer.give_back(index);
+  }
+  // The producer finds a chunk again: (lost COUNT) first, then the record
+  // that found it, which carries the time before (no fresh reading), as
+  // most records do.
+  std::int64_t more = 0;
+  while (buffer.current_index() < 0) {
+    w.since_stamp = 0;
+    produce(buffer, total + more++);
+    REQUIRE(more <= 1000);
+  }
+  const Chunk& fresh = buffer.chunk(static_cast<std::uint32_t>(buffer.current_index()));
+  REQUIRE(buffer.published(fresh) == 2);
+  REQUIRE(fresh.records[0].head == static_cast<std::uint8_t>(RecordHead::lost));
+  times.push_back(fresh.records[0].ticks);
+  times.push_back(fresh.records[1].ticks);
+  CAPTURE(times.back(), times[times.size() - 2], times[times.size() - 3]);
+  CHECK(std::is_sorted(times.begin(), times.end()));
+}
+
+TEST_CASE("a capture buffer that cannot be mapped: the budget is an error value that says how much and why") {
+  const auto memory = ChunkMemory::map(std::size_t{1} << 62);  // more than any address space
+  REQUIRE_FALSE(memory.ok());
+  CHECK(memory.error().to_string().rfind("capture buffer of 4398046511104 MiB: cannot be mapped: ", 0) == 0);
 }

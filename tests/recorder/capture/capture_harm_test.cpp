@@ -5,13 +5,12 @@
 // trace file), strings longer than the format allows (cut, marked, read
 // back), and the environment that configures it (gzip, ring, budget).
 //
-// Each case runs crash_program (tests/recorder/capture/crash_program.cpp) in a
-// child with default signal dispositions, an empty signal mask and no core
-// dumps, waits on its own lines (never on time) with a bounded deadline
-// after which the child is killed and the case fails, and judges the trace
-// with the reader and with `skein check`. SKEIN_HARM_CRASH_PROGRAM, when
-// set, names another build of crash_program to judge instead (an older
-// capture, say); the cases that trace this process itself ignore it.
+// Each case runs crash_program (tests/recorder/capture/crash_program.cpp) as
+// a child (traced_child.hpp), which waits on its own lines, never on time,
+// and judges the trace with the reader and with `skein check`.
+// SKEIN_HARM_CRASH_PROGRAM, when set, names another build of crash_program to
+// judge instead (an older capture, say); the cases that trace this process
+// itself ignore it.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -39,18 +38,14 @@
 #include "recorder/capture/trace_capture.hpp"
 #include "recorder/format/trace_reader.hpp"
 #include "runtime/runtime.hpp"
+#include "tests/recorder/capture/traced_child.hpp"
 #include "tests/support/record_text.hpp"
 #include "tests/support/subprocess.hpp"
 
-extern char** environ;
-
 using namespace skein;
-using Clock = std::chrono::steady_clock;
+using namespace skein::test;
 
 namespace {
-
-// The longest any one child may take, from its start to its exit.
-constexpr auto kChildDeadline = std::chrono::seconds(30);
 
 std::string program() {
   const char* other = std::getenv("SKEIN_HARM_CRASH_PROGRAM");
@@ -60,203 +55,6 @@ std::string program() {
 std::string temp_path(const std::string& name) {
   return "/tmp/skein-harm-" + std::to_string(getpid()) + "-" + name;
 }
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool is_fifo(const std::string& path) {
-  struct stat st {};
-  return lstat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
-}
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return lstat(path.c_str(), &st) == 0;
-}
-
-// One end of a pipe or FIFO this process reads, and what came through it.
-struct Pipe {
-  int fd = -1;
-  std::string text;
-  void close() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-};
-
-struct Child {
-  pid_t pid = -1;
-  int pidfd = -1;  // readable once the child has exited
-  int in = -1;     // its standard input
-  Pipe out, err;
-  Clock::time_point deadline;
-};
-
-struct Exit {
-  bool timed_out = false;
-  int exit_code = -1;  // -1 when killed by a signal
-  int signal = 0;
-};
-
-// Starts argv[0] with `env` added to this process's environment (less any
-// SKEIN_TRACE* setting), its three standard streams piped to this process.
-Child spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
-  std::vector<std::string> environment;
-  for (char** e = environ; *e != nullptr; ++e)
-    if (std::strncmp(*e, "SKEIN_TRACE", 11) != 0) environment.emplace_back(*e);
-  // Under AddressSanitizer its SIGSEGV handler would report and exit before
-  // the capture's handler could flush: let the capture's run.
-  environment.emplace_back("ASAN_OPTIONS=handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0");
-  environment.insert(environment.end(), env.begin(), env.end());
-  std::vector<char*> envp;
-  for (auto& e : environment) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-
-  int in[2], out[2], err[2];
-  REQUIRE(pipe2(in, O_CLOEXEC) == 0);
-  REQUIRE(pipe2(out, O_CLOEXEC) == 0);
-  REQUIRE(pipe2(err, O_CLOEXEC) == 0);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(in[0], 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    // Every signal at its default, none blocked, whatever the test runner
-    // left this process with; no core files for the signals that make one.
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    for (int sig = 1; sig < NSIG; ++sig)
-      if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, nullptr);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    const rlimit no_core{0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
-    execve(args[0], args.data(), envp.data());
-    _exit(127);
-  }
-  REQUIRE(pid > 0);
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
-  Child c;
-  c.pid = pid;
-  c.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  c.in = in[1];
-  c.out.fd = out[0];
-  c.err.fd = err[0];
-  fcntl(c.out.fd, F_SETFL, O_NONBLOCK);
-  fcntl(c.err.fd, F_SETFL, O_NONBLOCK);
-  c.deadline = Clock::now() + kChildDeadline;
-  return c;
-}
-
-// Reads what `streams` bring until `done()` holds, or every stream has
-// ended, or the deadline. Returns done() (with no `done`: all ended).
-bool pump(std::vector<Pipe*> streams, const std::function<bool()>& done, Clock::time_point deadline) {
-  for (;;) {
-    if (done && done()) return true;
-    std::vector<pollfd> fds;
-    std::vector<Pipe*> open;
-    for (Pipe* s : streams)
-      if (s->fd >= 0) {
-        fds.push_back({s->fd, POLLIN, 0});
-        open.push_back(s);
-      }
-    if (fds.empty()) return done ? done() : true;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return false;
-    const int r = poll(fds.data(), fds.size(), static_cast<int>(left));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) continue;
-      char buf[65536];
-      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) open[i]->text.append(buf, static_cast<std::size_t>(n));
-      else if (n == 0 || (errno != EAGAIN && errno != EINTR)) open[i]->close();
-    }
-  }
-}
-
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
-// Closes its input, reads its outputs to their end and waits for its exit,
-// all by the child's deadline; past it the child is killed.
-Exit finish(Child& c, std::vector<Pipe*> more = {}) {
-  if (c.in >= 0) ::close(c.in);
-  c.in = -1;
-  more.push_back(&c.out);
-  more.push_back(&c.err);
-  const bool ended = pump(more, nullptr, c.deadline);
-  Exit e;
-  bool exited = ended;
-  if (exited && c.pidfd >= 0) {
-    pollfd p{c.pidfd, POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - Clock::now()).count();
-    exited = left > 0 && poll(&p, 1, static_cast<int>(left)) == 1;
-  }
-  if (!exited) {
-    e.timed_out = true;
-    kill(c.pid, SIGKILL);
-  }
-  int status = 0;
-  waitpid(c.pid, &status, 0);
-  if (c.pidfd >= 0) ::close(c.pidfd);
-  for (Pipe* s : more) s->close();
-  if (WIFEXITED(status) && !e.timed_out) e.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status) && !e.timed_out) e.signal = WTERMSIG(status);
-  UNSCOPED_INFO("standard error: " << c.err.text);
-  return e;
-}
-
-// A child that died early must fail the case, not kill this process.
-void send_line(Child& c) {
-  signal(SIGPIPE, SIG_IGN);
-  CHECK(write(c.in, "go\n", 3) == 3);
-}
-
-// The lines of `text` that the capture wrote ("skein: ...").
-std::vector<std::string> capture_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("skein:", 0) == 0) lines.push_back(line);
-  return lines;
-}
-
-struct TraceFile {
-  std::vector<std::string> records;
-  std::vector<std::string> errors;
-  bool truncated = false;
-  bool has_header = false;
-  std::size_t count_prefix(const std::string& prefix) const {
-    return static_cast<std::size_t>(std::count_if(records.begin(), records.end(), [&](const std::string& r) {
-      return r.rfind(prefix, 0) == 0;
-    }));
-  }
-  bool has(const std::string& text) const {
-    return std::any_of(records.begin(), records.end(), [&](const std::string& r) { return contains(r, text); });
-  }
-};
-
-TraceFile read_trace_text(const std::string& text) {
-  const auto r = test::read_all(text, "trace");
-  return TraceFile{r.records, r.errors, r.truncated, r.has_header};
-}
-
-TraceFile read_trace(const std::string& path) { return read_trace_text(slurp(path)); }
-
-// `skein check PATH`'s exit status: 0 for a valid trace (warnings allowed).
-int skein_check(const std::string& path) { return test::run_process({SKEIN_CLI_PATH, "check", path}).exit_code; }
 
 // A trace of crash_program's first `steps` steps, each one there.
 void check_steps(const TraceFile& t, int steps) {

@@ -1,6 +1,7 @@
 // capture_test.cpp — the capture as users meet it: traces that say the same
 // as the program did, crash safety, drops that are counted exactly, the
-// flight recorder, and the refusal of foreign OS threads.
+// flight recorder, the refusal of foreign OS threads, and the name a trace
+// takes beside another's.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "recorder/capture/trace_capture.hpp"
+#include "recorder/capture/trace_path_claim.hpp"
 #include "recorder/format/trace_check.hpp"
 #include "runtime/runtime.hpp"
 #include "tests/support/record_text.hpp"
@@ -273,15 +275,60 @@ TEST_CASE("other OS threads that never touch the runtime do not disturb the trac
   CHECK(file.count_prefix("(resolve ") == 4000);
 }
 
+TEST_CASE("the capture belongs to the loop's thread: a thread that enters run() takes it from the one that started it") {
+  const std::string trace = temp_path("loop-thread.sexp");
+  trace::CaptureOptions options;
+  options.path = trace;
+  options.crash_handlers = false;
+  REQUIRE(trace::start(options).ok());  // this thread starts it, and owns it
+  skein::label("before the loop, on the starting thread");
+  std::thread loop([] {
+    skein::label("before the loop, on the loop's thread");  // not the owner yet: refused
+    auto [p, r] = skein::task<int>();
+    r.resolve(1);
+    (void)skein::run(p);  // takes the capture
+    skein::Promise<int> step = skein::pause().then([] {
+      skein::label("in the loop");
+      return skein::resolved(2);
+    });
+    (void)skein::run(step);
+  });
+  loop.join();
+  skein::label("after the loop, on the starting thread");  // no longer the owner: refused
+  REQUIRE(trace::stop().ok());
+  const auto file = read_trace(trace);
+  CHECK(file.errors.empty());
+  CHECK(file.has("\"before the loop, on the starting thread\""));
+  CHECK_FALSE(file.has("before the loop, on the loop's thread"));
+  CHECK(file.has("\"in the loop\""));
+  CHECK_FALSE(file.has("after the loop"));
+  CHECK(file.count_prefix("(spawn ") == 2);  // the pause and the bind on it
+  std::remove(trace.c_str());
+}
+
 TEST_CASE("a call into the runtime from a foreign OS thread is refused with a clear error") {
   const std::string trace = temp_path("foreign.sexp");
   const auto r = run_traced({SKEIN_CRASH_PROGRAM, "foreign", "3"}, trace);
   CHECK(r.exit_code == 0);
-  CHECK_THAT(r.err, Catch::Contains("skein: the runtime was called from an OS thread that is not its own"));
+  CHECK_THAT(r.err, Catch::Contains("skein: 1 record from OS thread "));
+  CHECK_THAT(r.err, Catch::Contains(" was left out of the trace: the capture takes the records of the thread that runs the loop"));
   const auto file = read_trace(trace);
   CHECK(file.errors.empty());
   CHECK_FALSE(file.has("from a foreign thread"));
   CHECK(file.has("back on the main thread"));
   CHECK(file.count_prefix("(end ") == 1);
   std::remove(trace.c_str());
+}
+
+TEST_CASE("one trace file, one writer: the name beside a trace keeps the trace's suffix") {
+  using capture::beside_path;
+  CHECK(beside_path("trace.sexp", 42) == "trace.42.sexp");
+  CHECK(beside_path("t.sexp.gz", 42) == "t.42.sexp.gz");
+  CHECK(beside_path("out.gz", 42) == "out.42.gz");
+  CHECK(beside_path("trace", 42) == "trace.42");
+  CHECK(beside_path("my.run.sexp", 42) == "my.run.42.sexp");
+  CHECK(beside_path("/tmp/runs.d/trace", 42) == "/tmp/runs.d/trace.42");
+  CHECK(beside_path("/tmp/runs.d/trace.sexp", 42) == "/tmp/runs.d/trace.42.sexp");
+  CHECK(beside_path(".sexp", 42) == ".sexp.42");
+  CHECK(beside_path(".gz", 42) == ".gz.42");
 }
