@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "recorder/output/output_node.hpp"
+#include "recorder/output/pending_file.hpp"
 
 namespace skein::capture {
 namespace {
@@ -262,7 +263,7 @@ Result<RingTarget> open_ring_target(const std::string& path) {
 }
 
 CrashRingPaths crash_ring_paths(const std::string& path) {
-  return CrashRingPaths{path, path + ".tmp-" + std::to_string(getpid())};
+  return CrashRingPaths{path, PendingFile::temp_path_for(path)};
 }
 
 int open_crash_ring_target(const CrashRingPaths& paths, bool& rename_after) noexcept {

@@ -146,6 +146,7 @@ struct RingTarget {
 struct CrashRingPaths {
   std::string target;  // PATH
   std::string temp;    // PATH.tmp-PID, the name output_file.hpp's replacement uses
+                       // (pending_file.hpp: shortened to fit NAME_MAX)
 };
 [[nodiscard]] CrashRingPaths crash_ring_paths(const std::string& path);
 // Opens where the crash path writes the ring: the temporary file (then

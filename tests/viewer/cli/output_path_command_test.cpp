@@ -4,9 +4,12 @@
 // to a file, /dev/stdout; `import` refuses all of those (exit 2) and leaves
 // them as they were, `export` (and `render`) write through them. And onto
 // a database a crashed writer left with a hot journal, and beside leftovers
-// of killed imports.
+// of killed imports; into a folder where nothing can be created (a
+// read-only file system), and under names too long for `.tmp-PID`.
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -113,6 +116,23 @@ class FifoReader {
   std::thread thread_;
   std::string received_;
 };
+
+// Mounts an empty read-only tmpfs on `dir` in a mount namespace of the
+// calling process's own, so that nobody else sees it; false where this
+// process may not (no CAP_SYS_ADMIN).
+bool mount_read_only_privately(const std::string& dir) {
+  return unshare(CLONE_NEWNS) == 0 && mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+         mount("tmpfs", dir.c_str(), "tmpfs", MS_RDONLY, "size=64k") == 0;
+}
+
+// Whether a child process can mount a private read-only file system here.
+bool can_mount_read_only(const std::string& dir) {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(mount_read_only_privately(dir) ? 0 : 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 }  // namespace
 
@@ -289,5 +309,77 @@ TEST_CASE("skein -o: render writes a regular file atomically and a device throug
   const auto through = run_process({kSkein, "render", trace, "-o", device, "--width", "400", "--height", "300"});
   CHECK(through.exit_code == 0);
   CHECK(node_type(device) == S_IFCHR);
+  CHECK_FALSE(has_temporaries(dir));
+}
+
+// An output in a folder where no file can be created, root included: a
+// read-only file system mounted for the commands alone where the test may
+// mount one, else /sys (sysfs lets nobody create a file). The error is the
+// creation of the temporary file, with the system's reason and the folder,
+// never "cannot remove the old temporary file" (there was none).
+TEST_CASE("skein -o: on a read-only file system the error names the temporary file's creation") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, kTrace);
+  REQUIRE(run_process({kSkein, "import", trace, "-o", db}).exit_code == 0);
+  const std::string read_only = dir.file("read-only");
+  REQUIRE(mkdir(read_only.c_str(), 0755) == 0);
+  const bool mounted = can_mount_read_only(read_only);
+  const std::string folder = mounted ? read_only : "/sys";
+  const std::string reason = mounted ? "Read-only file system" : "Permission denied";
+  const auto in_child = [&] {
+    if (mounted && !mount_read_only_privately(read_only)) _exit(99);
+  };
+  INFO("folder " << folder);
+
+  const std::vector<std::vector<std::string>> commands = {
+      {kSkein, "import", trace, "-o", folder + "/out.db"},
+      {kSkein, "export", db, "--format", "sexp", "-o", folder + "/out.sexp"},
+      {kSkein, "render", db, "-o", folder + "/out.png", "--width", "400", "--height", "300"},
+  };
+  for (const auto& command : commands) {
+    const std::string target = command[command[1] == "render" ? 4 : command.size() - 1];
+    INFO(command[1]);
+    const auto r = run_process(command, {}, {}, in_child);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(target + ": ") &&
+                          Catch::Contains("cannot create its temporary file " +
+                                          target.substr(folder.size() + 1) + ".tmp-") &&
+                          Catch::Contains(" in the folder " + folder + ": " + reason + "\n"));
+    CHECK_THAT(r.err, !Catch::Contains("remove"));
+    CHECK_FALSE(skein::test::file_exists(target));
+  }
+}
+
+// NAME.tmp-PID would pass NAME_MAX (255 on Linux) for names from 246
+// bytes on: the temporary name is shortened instead, and the output is
+// written under its own name all the same. (A database's name stops at
+// 247 bytes, room left for SQLite's -journal: tests/recorder/store.)
+TEST_CASE("skein -o: output names of 246 to 255 bytes are written under shortened temporary names") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, kTrace);
+  const std::string expected = exported_to_stdout(trace);
+  for (std::size_t length = 246; length <= 255; ++length) {
+    INFO(length);
+    const std::string exported = dir.file(std::string(length - 5, 'e') + ".sexp");
+    skein::test::write_file(exported, "older contents\n");
+    const auto e = run_process({kSkein, "export", trace, "--format", "sexp", "-o", exported});
+    CHECK(e.exit_code == 0);
+    CHECK(e.err.empty());
+    CHECK(read_all(exported) == expected);
+
+    const std::string database = dir.file(std::string(std::min<std::size_t>(length, 247) - 3, 'd') + ".db");
+    const auto i = run_process({kSkein, "import", trace, "-o", database});
+    CHECK(i.exit_code == 0);
+    CHECK(i.err.empty());
+    CHECK(run_process({kSkein, "info", database}).exit_code == 0);
+
+    const std::string image = dir.file(std::string(length - 4, 'r') + ".svg");
+    const auto r = run_process({kSkein, "render", database, "-o", image, "--width", "400", "--height", "300"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(read_all(image), Catch::StartsWith("<?xml"));
+  }
   CHECK_FALSE(has_temporaries(dir));
 }
