@@ -8,8 +8,9 @@
 // user would, waits for the lints (and, with --finding, for the finding to
 // open and Why? to answer), writes the timeline as it then looks (File ▸
 // Export View) and exits: 0 written, 1 the trace could not be opened,
-// 2 a usage error, no such finding, or the file could not be written. It
-// needs no display: without one it draws offscreen.
+// 2 a usage error, no such finding, a FILE that is the trace or its
+// database, or the file could not be written (the old file then stays as
+// it was). It needs no display: without one it draws offscreen.
 //
 // --help, --version and the check for a display come before any window
 // system: they run under a QCoreApplication, which needs no platform
@@ -25,6 +26,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "recorder/export/output_escape.hpp"
+#include "recorder/output/output_not_input.hpp"
 #include "viewer/app/inspection.hpp"
 #include "viewer/app/main_window.hpp"
 #include "viewer/app/why_dock.hpp"
@@ -175,6 +178,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "skein-view: --export-view needs a TRACE or DB to open\n");
       return 2;
     }
+    // Checked again, against the database too, when the view is written.
+    if (const skein::Status s = skein::check_output_is_not_an_input(
+            export_path.toStdString(), skein::OutputContent::stream,
+            {parser.positionalArguments().first().toStdString()});
+        !s.ok()) {
+      std::fprintf(stderr, "skein-view: %s\n", skein::terminal_text(s.error().to_string()).c_str());
+      return 2;
+    }
   }
   skein::MainWindow main_window;
   main_window.resize(1600, 900);
@@ -193,7 +204,7 @@ int main(int argc, char** argv) {
     if (state.done || !state.settled || main_window.inspection()->why()->loading()) return;
     const skein::Status s = main_window.write_view(export_path);
     if (!s.ok()) {
-      std::fprintf(stderr, "skein-view: %s\n", s.error().to_string().c_str());
+      std::fprintf(stderr, "skein-view: %s\n", skein::terminal_text(s.error().to_string()).c_str());
       finish(2);
       return;
     }
