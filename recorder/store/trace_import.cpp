@@ -341,6 +341,7 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
   check(w.set_meta("ended", static_cast<std::int64_t>(model.ended)));
   check(w.set_meta("truncated", static_cast<std::int64_t>(report.truncated)));
   check(w.set_meta("lost_records", static_cast<std::int64_t>(model.lost_records)));
+  check(w.set_meta("lost_records_saturated", static_cast<std::int64_t>(model.lost_records_saturated)));
   check(w.set_meta("warnings", static_cast<std::int64_t>(report.warning_count)));
   check(w.set_meta("warnings.source", static_cast<std::int64_t>(source->warning_count())));
   for (std::size_t k = 0; k < kDerivationWarningKinds; ++k)
