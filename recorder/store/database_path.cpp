@@ -19,13 +19,16 @@ namespace {
 // SQLite's journal suffix, the longest companion of a database's name.
 constexpr std::size_t kJournalSuffix = sizeof("-journal") - 1;
 
-sqlite3_vfs* default_vfs() { return sqlite3_vfs_find(nullptr); }
+sqlite3_vfs* default_vfs() {
+  return sqlite3_vfs_find(nullptr);
+}
 
 std::optional<std::string> resolved_by_sqlite(const std::string& path) {
   sqlite3_vfs* vfs = default_vfs();
   if (vfs == nullptr || vfs->xFullPathname == nullptr) return std::nullopt;
   std::vector<char> buffer(PATH_MAX + 1, '\0');
-  const int rc = vfs->xFullPathname(vfs, path.c_str(), static_cast<int>(buffer.size()), buffer.data());
+  const int rc =
+      vfs->xFullPathname(vfs, path.c_str(), static_cast<int>(buffer.size()), buffer.data());
   if ((rc & 0xff) != SQLITE_OK) return std::nullopt;
   return std::string(buffer.data());
 }
@@ -48,27 +51,32 @@ std::optional<std::string> database_path_problem(const std::string& path, bool w
   if (with_journal) {
     const auto slash = path.rfind('/');
     const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    const std::string folder = slash == std::string::npos ? "."
+                               : slash == 0               ? "/"
+                                                          : path.substr(0, slash);
     const std::size_t name_max = name_max_of_folder(folder);
     if (name.size() + kJournalSuffix > name_max)
       return "has a name of " + std::to_string(name.size()) + " bytes, past the " +
-             std::to_string(name_max - kJournalSuffix) + " a database's name may have (the folder's NAME_MAX, " +
-             std::to_string(name_max) + " bytes, less 8 for SQLite's -journal beside it): choose a shorter name";
+             std::to_string(name_max - kJournalSuffix) +
+             " a database's name may have (the folder's NAME_MAX, " + std::to_string(name_max) +
+             " bytes, less 8 for SQLite's -journal beside it): choose a shorter name";
   }
   const auto resolved = resolved_by_sqlite(path);
   if (!resolved) return std::nullopt;
   const std::size_t limit = longest_database_path();
   if (resolved->size() > limit) {
     const sqlite3_vfs* vfs = default_vfs();
-    return "is " + std::to_string(resolved->size()) + " bytes once made absolute, past the " + std::to_string(limit) +
-           " bytes SQLite opens a database at (its path limit, " + std::to_string(vfs ? vfs->mxPathname : 512) +
+    return "is " + std::to_string(resolved->size()) + " bytes once made absolute, past the " +
+           std::to_string(limit) + " bytes SQLite opens a database at (its path limit, " +
+           std::to_string(vfs ? vfs->mxPathname : 512) +
            " bytes, less 8 for the -journal beside it): choose a shorter path";
   }
   return std::nullopt;
 }
 
 Status check_database_path(const std::string& path, bool with_journal) {
-  if (auto problem = database_path_problem(path, with_journal)) return file_error(path, std::move(*problem));
+  if (auto problem = database_path_problem(path, with_journal))
+    return file_error(path, std::move(*problem));
   return {};
 }
 

@@ -40,7 +40,8 @@ namespace skein {
 // sentence about it ("is 517 bytes once made absolute, ..."), or nullopt
 // when SQLite can open it. `with_journal` also asks that the file's name
 // leave room for `-journal` (a database that will be written in place).
-[[nodiscard]] std::optional<std::string> database_path_problem(const std::string& path, bool with_journal);
+[[nodiscard]] std::optional<std::string> database_path_problem(const std::string& path,
+                                                               bool with_journal);
 
 // The same as a Status naming `path`.
 [[nodiscard]] Status check_database_path(const std::string& path, bool with_journal);

@@ -42,6 +42,7 @@ void add_view_options(QCommandLineParser& parser);
 
 // What `parser` (set up by add_view_options, arguments parsed) asks for, or
 // the usage error to print after "skein-view: ".
-[[nodiscard]] std::variant<ViewRequest, std::string> read_view_request(const QCommandLineParser& parser);
+[[nodiscard]] std::variant<ViewRequest, std::string> read_view_request(
+    const QCommandLineParser& parser);
 
 }  // namespace skein

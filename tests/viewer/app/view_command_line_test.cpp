@@ -4,6 +4,8 @@
 // to the trace's path and the finding's number; a path that starts with
 // '-' works as "./-name" and after `--`, and not bare (the form the hint
 // printed before, which skein-view refused as unknown options).
+#include "viewer/app/view_command_line.hpp"
+
 #include <QCommandLineParser>
 #include <QStringList>
 #include <catch2/catch.hpp>
@@ -13,7 +15,6 @@
 
 #include "tests/support/store_query.hpp"
 #include "tests/support/subprocess.hpp"
-#include "viewer/app/view_command_line.hpp"
 
 using skein::test::run_process;
 using skein::test::TempDir;
@@ -40,7 +41,8 @@ std::variant<skein::ViewRequest, std::string> parse(const std::vector<std::strin
 
 // The words bash makes of `command`, the program's name first.
 std::vector<std::string> pasted_words(const std::string& command) {
-  const auto r = run_process({"/bin/bash", "-c", "skein-view() { printf '%s\\0' skein-view \"$@\"; }; " + command});
+  const auto r = run_process(
+      {"/bin/bash", "-c", "skein-view() { printf '%s\\0' skein-view \"$@\"; }; " + command});
   REQUIRE(r.exit_code == 0);
   std::vector<std::string> words;
   std::size_t at = 0;
@@ -51,13 +53,15 @@ std::vector<std::string> pasted_words(const std::string& command) {
 
 }  // namespace
 
-TEST_CASE("skein-view command line: skein lint's open: hint parses for names starting with '-' or holding spaces") {
+TEST_CASE(
+    "skein-view command line: skein lint's open: hint parses for names starting with '-' or "
+    "holding spaces") {
   TempDir dir;
   for (const std::string name : {"-dash.sexp", "my trace.sexp", "-it's here.sexp", "plain.sexp"}) {
     INFO(name);
     skein::test::write_file(dir.file(name), kTrace);
-    const auto r =
-        run_process({"/bin/sh", "-c", "cd \"$1\" && exec \"$0\" lint -- \"$2\"", kSkein, dir.path(), name});
+    const auto r = run_process(
+        {"/bin/sh", "-c", "cd \"$1\" && exec \"$0\" lint -- \"$2\"", kSkein, dir.path(), name});
     REQUIRE(r.exit_code == 1);
     const std::size_t at = r.out.find("open: ");
     REQUIRE(at != std::string::npos);
@@ -72,7 +76,9 @@ TEST_CASE("skein-view command line: skein lint's open: hint parses for names sta
   }
 }
 
-TEST_CASE("skein-view command line: a path starting with '-' is read after -- or as ./path but not bare") {
+TEST_CASE(
+    "skein-view command line: a path starting with '-' is read after -- or as ./path but not "
+    "bare") {
   const auto after_dashes = parse({"skein-view", "--finding", "2", "--", "-dash.sexp"});
   REQUIRE(std::holds_alternative<skein::ViewRequest>(after_dashes));
   CHECK(std::get<skein::ViewRequest>(after_dashes).trace == QStringLiteral("-dash.sexp"));
@@ -92,8 +98,10 @@ TEST_CASE("skein-view command line: a path starting with '-' is read after -- or
   CHECK(std::get<std::string>(why_alone) == "--why needs --select ID");
   const auto bad_time = parse({"skein-view", "t.sexp", "--to", "5"});
   REQUIRE(std::holds_alternative<std::string>(bad_time));
-  CHECK(std::get<std::string>(bad_time) == "--to takes a time with a unit (125ms, 1.5s, 300us, 42ns)");
-  const auto window = parse({"skein-view", "t.sexp", "--from", "1ms", "--to", "2ms", "--select", "7", "--why"});
+  CHECK(std::get<std::string>(bad_time) ==
+        "--to takes a time with a unit (125ms, 1.5s, 300us, 42ns)");
+  const auto window =
+      parse({"skein-view", "t.sexp", "--from", "1ms", "--to", "2ms", "--select", "7", "--why"});
   REQUIRE(std::holds_alternative<skein::ViewRequest>(window));
   CHECK(std::get<skein::ViewRequest>(window).from == 1'000'000);
   CHECK(std::get<skein::ViewRequest>(window).to == 2'000'000);

@@ -26,7 +26,8 @@ namespace {
 
 const std::string kSkein = SKEIN_CLI_PATH;
 const std::string kView = SKEIN_VIEW_PATH;
-const std::vector<std::string> kOffscreen = {"DISPLAY=", "WAYLAND_DISPLAY=", "QT_QPA_PLATFORM=offscreen"};
+const std::vector<std::string> kOffscreen = {
+    "DISPLAY=", "WAYLAND_DISPLAY=", "QT_QPA_PLATFORM=offscreen"};
 
 const std::string kTrace =
     "(skein-trace 1 (process \"t\") (pid 1))\n"
@@ -39,7 +40,8 @@ std::string read_all(const std::string& path) {
   std::string out;
   const int fd = open(path.c_str(), O_RDONLY);
   char buf[4096];
-  for (ssize_t n; fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0;)
+    out.append(buf, static_cast<std::size_t>(n));
   if (fd >= 0) close(fd);
   return out;
 }
@@ -62,7 +64,8 @@ std::function<void()> disk_full_after(rlim_t bytes) {
 
 }  // namespace
 
-TEST_CASE("skein-view --export-view: a FILE that is the trace or its database by any name is refused") {
+TEST_CASE(
+    "skein-view --export-view: a FILE that is the trace or its database by any name is refused") {
   TempDir dir;
   // A trace whose name is an image's, so that --export-view may name it.
   const std::string trace = dir.file("t.svg");
@@ -91,7 +94,9 @@ TEST_CASE("skein-view --export-view: a FILE that is the trace or its database by
   CHECK_FALSE(has_temporaries(dir));
 }
 
-TEST_CASE("skein-view --export-view: a write that fails midway on a full disk exits non-zero and keeps the old file") {
+TEST_CASE(
+    "skein-view --export-view: a write that fails midway on a full disk exits non-zero and keeps "
+    "the old file") {
   TempDir dir;
   const std::string trace = dir.file("t.sexp");
   skein::test::write_file(trace, kTrace);
@@ -112,7 +117,8 @@ TEST_CASE("skein-view --export-view: a write that fails midway on a full disk ex
     REQUIRE(unlink(unlimited.c_str()) == 0);
 
     skein::test::write_file(target, old_bytes);
-    const auto r = run_process({kView, db, "--export-view", target}, {}, kOffscreen, disk_full_after(2048));
+    const auto r =
+        run_process({kView, db, "--export-view", target}, {}, kOffscreen, disk_full_after(2048));
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("skein-view: " + target + ": write failed: File too large"));
     CHECK(read_all(target) == old_bytes);
