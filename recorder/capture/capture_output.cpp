@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "recorder/output/output_node.hpp"
+#include "recorder/output/pending_file.hpp"
 
 namespace skein::capture {
 namespace {
@@ -309,7 +310,7 @@ Result<RingTarget> open_ring_target(const std::string& path) {
   return target;
 }
 
-std::string replacement_path(const std::string& path) { return path + ".tmp-" + std::to_string(getpid()); }
+std::string replacement_path(const std::string& path) { return PendingFile::temp_path_for(path); }
 
 CrashRingPaths crash_ring_paths(const std::string& path) { return CrashRingPaths{path, replacement_path(path)}; }
 

@@ -164,7 +164,8 @@ struct CrashRingPaths {
   std::string target;  // PATH
   std::string temp;    // replacement_path(PATH)
 };
-// PATH.tmp-PID, the name output_file.hpp's replacement of PATH uses.
+// PATH.tmp-PID (shortened to fit NAME_MAX, pending_file.hpp), the name
+// output_file.hpp's replacement of PATH uses.
 [[nodiscard]] std::string replacement_path(const std::string& path);
 [[nodiscard]] CrashRingPaths crash_ring_paths(const std::string& path);
 // Opens where the crash path writes the ring: the temporary file (then

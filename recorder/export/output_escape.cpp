@@ -170,4 +170,32 @@ std::string folded_frame_name(std::string_view label) {
   return out;
 }
 
+std::string shell_word(std::string_view bytes) {
+  constexpr std::string_view kBare =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_";
+  if (!bytes.empty() && bytes.find_first_not_of(kBare) == std::string_view::npos) return std::string(bytes);
+  bool printable = true;
+  scan(bytes, [&](Piece piece, std::string_view) { printable = printable && piece == Piece::plain; });
+  if (printable) {
+    // Single quotes keep every byte; a quote is closed, escaped, reopened.
+    std::string out = "'";
+    for (const char c : bytes) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  }
+  // ANSI-C quoting: the bytes a terminal would act on as \xHH, which the
+  // shell turns back into those bytes (at most two hex digits follow \x).
+  std::string out = "$'";
+  scan(bytes, [&](Piece piece, std::string_view piece_bytes) {
+    if (piece != Piece::plain) {
+      for (const char c : piece_bytes) append_hex_byte(out, static_cast<unsigned char>(c));
+      return;
+    }
+    for (const char c : piece_bytes) {
+      if (c == '\'' || c == '\\') out += '\\';
+      out += c;
+    }
+  });
+  return out + "'";
+}
+
 }  // namespace skein

@@ -1,7 +1,10 @@
 // output_file.hpp — where an output named on the command line (`-o`) goes,
 // decided in one place for every command: the trace database of `skein
 // import` and the cache databases (trace_import.hpp, opened_store.hpp), the
-// bytes of `skein export` in every format and the image of `skein render`.
+// bytes of `skein export` in every format, and the images of `skein render`
+// and of skein-view's --export-view and File ▸ Export View
+// (viewer/render/timeline_image.hpp). Whether the output is one of the
+// command's inputs is asked before, in one place too (output_not_input.hpp).
 //
 // The decision, from what lstat(2) finds at the path (output_node.hpp):
 //

@@ -6,10 +6,13 @@
 // rename tries renameat2 (NOREPLACE onto nothing, EXCHANGE onto a file, the
 // swapped-out node checked and swapped back if not a regular file) up to
 // three times, or lstat then rename(2) where the flags are unsupported.
+// create() tries O_EXCL first and removes a leftover of its own process
+// only when that reports EEXIST, so a failure is reported as the creation's.
 #include "recorder/output/pending_file.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,7 +21,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
 namespace skein {
@@ -72,12 +77,59 @@ std::string directory_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
-// Removes TARGET.tmp-N files whose process N is gone (pending_file.hpp,
-// invariant 3).
+// The name of `target`'s temporary files without the pid: the target's own
+// name when `NAME.tmp-` and a pid of kPidDigits fit the folder's NAME_MAX;
+// otherwise the longest prefix of it that ends on a whole UTF-8 character,
+// `~` and 8 hex digits of the whole name's FNV-1a hash (pending_file.hpp,
+// invariant 4). It depends on the name alone, so every process finds the
+// leftovers of the others.
+constexpr std::string_view kTemporaryInfix = ".tmp-";
+constexpr std::size_t kPidDigits = 10;  // a pid_t's largest value, 2^31 - 1
+constexpr std::size_t kHashDigits = 8;
+
+std::size_t name_max_in(const std::string& dir) {
+  const long n = pathconf(dir.c_str(), _PC_NAME_MAX);
+  return n > 0 ? static_cast<std::size_t>(n) : std::size_t{NAME_MAX};
+}
+
+std::string temporary_stem(const std::string& name, std::size_t name_max) {
+  const std::size_t room = name_max > kTemporaryInfix.size() + kPidDigits
+                               ? name_max - kTemporaryInfix.size() - kPidDigits
+                               : 0;
+  if (name.size() <= room) return name;
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (const char c : name) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ull;
+  }
+  std::size_t keep = room > kHashDigits + 1 ? room - kHashDigits - 1 : 0;
+  // Not in the middle of a character: back off continuation bytes.
+  while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) --keep;
+  char digits[kHashDigits + 1];
+  std::snprintf(digits, sizeof digits, "%08llx", static_cast<unsigned long long>(hash & 0xffffffffull));
+  return name.substr(0, keep) + "~" + digits;
+}
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// `target`'s folder as a prefix to put a name after ("" for the current one).
+std::string folder_prefix(const std::string& target) {
+  const auto slash = target.rfind('/');
+  return slash == std::string::npos ? std::string() : target.substr(0, slash + 1);
+}
+
+std::string temporary_prefix(const std::string& target) {
+  return temporary_stem(base_name(target), name_max_in(directory_of(target))) + std::string(kTemporaryInfix);
+}
+
+// Removes the temporary files of `target` whose process N is gone
+// (pending_file.hpp, invariant 3).
 void remove_leftovers_of_dead_processes(const std::string& target) {
   const std::string dir = directory_of(target);
-  const auto slash = target.rfind('/');
-  const std::string prefix = (slash == std::string::npos ? target : target.substr(slash + 1)) + ".tmp-";
+  const std::string prefix = temporary_prefix(target);
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return;
   while (const dirent* e = readdir(d)) {
@@ -91,6 +143,10 @@ void remove_leftovers_of_dead_processes(const std::string& target) {
     if (kill(pid, 0) != 0 && errno == ESRCH) unlink((dir + "/" + name).c_str());
   }
   closedir(d);
+}
+
+int create_exclusively(const std::string& path) {
+  return open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
 
 Status sync_path(const std::string& path, int flags) {
@@ -170,17 +226,26 @@ Result<PendingFile> PendingFile::create(const std::string& target, const OutputN
     return file_error(target, "is " + std::string(describe_output_node(checked.kind)) +
                                   ", which is never replaced");
   remove_leftovers_of_dead_processes(target);
-  std::string temp = target + ".tmp-" + std::to_string(getpid());
-  // A leftover of this very process (an earlier write to the same target
-  // that failed to clean up) is ours to replace.
-  if (unlink(temp.c_str()) != 0 && errno != ENOENT)
-    return file_error(temp, std::string("cannot remove the old temporary file: ") + std::strerror(errno));
+  std::string temp = temp_path_for(target);
   const int slot = take_slot(temp);
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int fd = create_exclusively(temp);
+  // A leftover of this very process (an earlier write to the same target
+  // that failed to clean up) is ours to replace; nothing else is looked at
+  // before the creation, so that its failure is the one reported.
+  if (fd < 0 && errno == EEXIST) {
+    if (unlink(temp.c_str()) != 0) {
+      const int err = errno;
+      release_slot(slot);
+      return file_error(target, "cannot remove this process's leftover temporary file " + temp + ": " +
+                                    std::strerror(err));
+    }
+    fd = create_exclusively(temp);
+  }
   if (fd < 0) {
     const int err = errno;
     release_slot(slot);
-    return file_error(target, "its temporary file " + temp + " cannot be created: " + std::strerror(err));
+    return file_error(target, "cannot create its temporary file " + base_name(temp) + " in the folder " +
+                                  directory_of(target) + ": " + std::strerror(err));
   }
   struct stat st {};
   if (fstat(fd, &st) != 0) {
@@ -192,6 +257,10 @@ Result<PendingFile> PendingFile::create(const std::string& target, const OutputN
   }
   const OutputNode temp_node{OutputNodeKind::regular_file, st.st_dev, st.st_ino};
   return PendingFile(target, std::move(temp), checked, temp_node, fd, slot);
+}
+
+std::string PendingFile::temp_path_for(const std::string& target) {
+  return folder_prefix(target) + temporary_prefix(target) + std::to_string(getpid());
 }
 
 PendingFile::PendingFile(std::string target, std::string temp, OutputNode checked, OutputNode temp_node, int fd,

@@ -1,5 +1,5 @@
 // pending_file.hpp — a file written under a temporary name beside its
-// target, `TARGET.tmp-PID`, and renamed over the target only once complete,
+// target, `TARGET.tmp-PID` (invariant 4 shortens a long name), and renamed over the target only once complete,
 // so that readers see the old file or the new one, never half of one. The
 // mechanism under output_file.hpp, which alone decides when it is used:
 // when the target is a regular file or nothing (never a device, a FIFO or
@@ -37,6 +37,18 @@
 //      with ESRCH) and never those of live processes (nor of processes of
 //      other users, EPERM) — a pid reused since keeps its leftover until
 //      that process is gone too.
+//   4. A temporary name never exceeds the folder's NAME_MAX, whatever the
+//      target's name: it is `NAME.tmp-PID` while that fits with a pid of
+//      ten digits, else a prefix of NAME (whole UTF-8 characters), `~`
+//      and eight hex digits of NAME's hash, then `.tmp-PID`. The part
+//      before the pid depends on NAME alone, so invariant 3 finds every
+//      process's leftovers; NAME's hash keeps apart names that share the
+//      prefix.
+//
+// Errors name what failed: creating the temporary file (its name, its
+// folder and the system's reason: a read-only file system, a folder that
+// cannot be written); nothing is removed or looked at before that attempt
+// but the leftovers of dead processes, whose removal is best effort.
 //
 // Signals. remove_pending_files_on_signals() installs handlers for SIGINT,
 // SIGTERM and SIGHUP that unlink every pending file of the process (a fixed
@@ -65,6 +77,10 @@ class PendingFile {
   PendingFile(const PendingFile&) = delete;
   PendingFile& operator=(const PendingFile&) = delete;
   ~PendingFile();  // discards unless committed
+
+  // The temporary path create() uses for `target` in this process
+  // (invariant 4), for callers that must know its length beforehand.
+  [[nodiscard]] static std::string temp_path_for(const std::string& target);
 
   [[nodiscard]] const std::string& temp_path() const { return temp_; }
   [[nodiscard]] const std::string& target() const { return target_; }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -357,10 +358,16 @@ struct ModelDerivation::State {
   }
   void on(const IdleRecord& r) { run(kNone, r.time); }
   void on(const GcRecord&) {}
-  // Held at INT64_MAX, the largest a meta value holds.
+  // Held at INT64_MAX, the largest a meta value holds, and marked when
+  // the true sum is larger.
+  // (Counts are >= 0, record.hpp: a sum only overflows upwards.)
   void on(const LostRecord& r) {
-    model.lost_records = static_cast<std::uint64_t>(
-        saturating_add(static_cast<std::int64_t>(model.lost_records), r.count));
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(static_cast<std::int64_t>(model.lost_records), r.count, &sum)) {
+      sum = std::numeric_limits<std::int64_t>::max();
+      model.lost_records_saturated = true;
+    }
+    model.lost_records = static_cast<std::uint64_t>(sum);
   }
   void on(const EndRecord& r) {
     run(kNone, r.time);

@@ -187,7 +187,8 @@ struct DerivedModel {
   TimeNs first_time = kNoTime;  // of the first record with a time
   TimeNs end_time = kNoTime;    // the latest time of any record: the trace's end
   bool ended = false;           // an (end) record was seen
-  std::uint64_t lost_records = 0;  // the sum of (lost COUNT) records
+  std::uint64_t lost_records = 0;  // the sum of (lost COUNT) records, held at INT64_MAX
+  bool lost_records_saturated = false;  // the true sum is past INT64_MAX
   std::array<std::uint64_t, kDerivationWarningKinds> warning_counts{};
 
   [[nodiscard]] std::string_view text(TextId id) const { return texts.get(id); }

@@ -5,6 +5,8 @@
 // meta matches the stamp is reused; anything else is re-imported, then
 // opened. The writable-folder test also creates and removes a probe file.
 // HASH is FNV-1a 64 of the realpath; XDG_CACHE_HOME counts only if absolute.
+// NAME in the cache folder is cut to a prefix of whole characters when the
+// trace's name is too long for NAME-HASH.skein.db and its journal.
 #include "recorder/store/opened_store.hpp"
 
 #include <fcntl.h>
@@ -18,6 +20,8 @@
 #include <cstring>
 
 #include "recorder/output/output_node.hpp"
+#include "recorder/output/pending_file.hpp"
+#include "recorder/store/database_path.hpp"
 
 namespace skein {
 namespace {
@@ -68,6 +72,27 @@ bool may_write_in(const std::string& dir) {
   return true;
 }
 
+constexpr std::string_view kCacheSuffix = ".skein.db";
+
+// Whether SQLite can keep the cache at `path`, and build it under its
+// temporary name (database_path.hpp).
+bool sqlite_can_keep(const std::string& path) {
+  return !database_path_problem(path, /*with_journal=*/true) &&
+         !database_path_problem(PendingFile::temp_path_for(path), /*with_journal=*/false);
+}
+
+// The trace's name as the start of its cache's name in the cache folder:
+// whole, or its longest prefix of whole UTF-8 characters that leaves room
+// in NAME_MAX (255) for "-HASH.skein.db" and SQLite's "-journal". The hash
+// of the whole path keeps shortened names apart.
+std::string cache_name_stem(const std::string& name) {
+  constexpr std::size_t kRoom = 255 - (1 + 16) - kCacheSuffix.size() - (sizeof("-journal") - 1);
+  if (name.size() <= kRoom) return name;
+  std::size_t keep = kRoom;
+  while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) --keep;
+  return name.substr(0, keep);
+}
+
 std::uint64_t fnv1a(std::string_view s) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (const char c : s) {
@@ -107,7 +132,8 @@ bool is_sqlite_file(const std::string& path) {
 
 Result<std::string> cache_path_for(const std::string& trace_path, const std::string& cache_dir) {
   if (cache_dir.empty()) {
-    if (may_write_in(directory_of(trace_path))) return trace_path + ".skein.db";
+    const std::string beside = trace_path + ".skein.db";
+    if (may_write_in(directory_of(trace_path)) && sqlite_can_keep(beside)) return beside;
   }
   const std::string dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
   if (dir.empty())
@@ -119,7 +145,7 @@ Result<std::string> cache_path_for(const std::string& trace_path, const std::str
   const std::string key = realpath(trace_path.c_str(), absolute) != nullptr ? absolute : trace_path;
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
-  return dir + "/" + base_name(trace_path) + "-" + hash + ".skein.db";
+  return dir + "/" + cache_name_stem(base_name(trace_path)) + "-" + hash + std::string(kCacheSuffix);
 }
 
 OpenedStore open_store(const std::string& path, const StoreOpenOptions& options) {

@@ -4,12 +4,19 @@
 // database made by importing it.
 //
 // Where the cache lives: `TRACE.skein.db` beside the trace when that
-// folder is writable (the same name `skein import TRACE` uses, so an
-// explicit import fills the cache), otherwise in $XDG_CACHE_HOME/skein/
-// (default ~/.cache/skein/) as `NAME-HASH.skein.db`, HASH from the trace's
-// absolute path. "Writable" means that the folder's mode lets this user
-// write (for root: that some write bit is set, since a folder nobody may
-// write to is meant to stay untouched) and that a file can be created there.
+// folder is writable and SQLite can keep a database at that path
+// (the same name `skein import TRACE` uses, so an explicit import fills
+// the cache), otherwise in $XDG_CACHE_HOME/skein/ (default ~/.cache/skein/)
+// as `NAME-HASH.skein.db`, HASH from the trace's absolute path, NAME the
+// trace's name (its first 221 bytes when longer, so that the file and its
+// journal fit NAME_MAX). "Writable" means that the folder's mode lets this
+// user write (for root: that some write bit is set, since a folder nobody
+// may write to is meant to stay untouched) and that a file can be created
+// there. "SQLite can keep" means that the path, made absolute, and the
+// temporary name it is built under are within SQLite's path limit (504
+// bytes) and that its name leaves room for `-journal`
+// (database_path.hpp): past that, a trace deep in a tree, or with a long
+// name, has its cache in the cache folder, not an error.
 //
 // When it is reused: while it is a valid Skein database (checked as
 // untrusted input, like any) whose meta holds the trace's current size,

@@ -5,6 +5,8 @@
 // its sqlite3_db_config defences before any SQL runs. prepare() uses
 // SQLITE_PREPARE_PERSISTENT; text and blobs are bound SQLITE_STATIC, not
 // copied. The destructors close with sqlite3_close_v2; close() reports.
+// Every open first asks database_path.hpp whether SQLite can keep a
+// database at the path, so a path too long is refused in so many words.
 #include "recorder/store/sqlite_database.hpp"
 
 #include <sqlite3.h>
@@ -13,6 +15,8 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
+
+#include "recorder/store/database_path.hpp"
 
 namespace skein {
 namespace {
@@ -39,6 +43,8 @@ Diagnostic open_error(const std::string& path, sqlite3* db, std::string_view wha
 }  // namespace
 
 Result<SqliteDatabase> SqliteDatabase::create_for_bulk_load(const std::string& path, int page_size) {
+  // Built with no journal, then renamed: only the path's length counts.
+  if (Status s = check_database_path(path, /*with_journal=*/false); !s.ok()) return s.error();
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db,
                                  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE |
@@ -74,6 +80,7 @@ void defend(sqlite3* db) {
 }  // namespace
 
 Result<SqliteDatabase> SqliteDatabase::open_untrusted(const std::string& path) {
+  if (Status s = check_database_path(path, /*with_journal=*/false); !s.ok()) return s.error();
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | open_flags(), nullptr);
   SqliteDatabase result(db, path);
@@ -89,6 +96,7 @@ Result<SqliteDatabase> SqliteDatabase::open_untrusted(const std::string& path) {
 }
 
 Result<SqliteDatabase> SqliteDatabase::open_for_update(const std::string& path) {
+  if (Status s = check_database_path(path, /*with_journal=*/true); !s.ok()) return s.error();
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | open_flags(), nullptr);
   SqliteDatabase result(db, path);

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "recorder/store/database_path.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
 #include "recorder/output/output_file.hpp"
@@ -235,15 +236,23 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
                            const ImportOptions& options, const std::optional<SourceStamp>& stamp,
                            std::uint64_t bytes_total) {
   const auto started = Clock::now();
+  // Where SQLite cannot keep the database, or build it under its temporary
+  // name, nothing is created (database_path.hpp).
+  if (Status s = check_database_path(database_path, /*with_journal=*/true); !s.ok())
+    return database_failure(s.error());
+  const std::string temp = PendingFile::temp_path_for(database_path);
+  if (auto problem = database_path_problem(temp, /*with_journal=*/false))
+    return database_failure(file_error(database_path, "is built under the temporary name " + temp + ", which " +
+                                                          *problem));
   auto output = OutputFile::open_database(database_path);
   if (!output) return database_failure(output.error());
-  auto writer = StoreWriter::create(output.value().database_path(), options.page_size);
-  if (!writer) {
-    // Name the database the user asked for, not its temporary file.
-    Diagnostic d = writer.error();
-    d.file = database_path;
+  // Errors name the database the user asked for, not its temporary file.
+  const auto failure = [&](Diagnostic d) {
+    if (d.file == output.value().database_path()) d.file = database_path;
     return database_failure(std::move(d));
-  }
+  };
+  auto writer = StoreWriter::create(output.value().database_path(), options.page_size);
+  if (!writer) return failure(writer.error());
 
   BatchQueue queue;
   std::atomic<std::uint64_t> bytes_done{0};
@@ -286,7 +295,7 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
     report_progress(false);
   }
   parser.join();
-  if (!written.ok()) return database_failure(written.error());
+  if (!written.ok()) return failure(written.error());
   if (parsed.failure != ImportResult::Failure::none) {
     result.failure = parsed.failure;
     result.error = parsed.error;
@@ -332,14 +341,15 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
   check(w.set_meta("ended", static_cast<std::int64_t>(model.ended)));
   check(w.set_meta("truncated", static_cast<std::int64_t>(report.truncated)));
   check(w.set_meta("lost_records", static_cast<std::int64_t>(model.lost_records)));
+  check(w.set_meta("lost_records_saturated", static_cast<std::int64_t>(model.lost_records_saturated)));
   check(w.set_meta("warnings", static_cast<std::int64_t>(report.warning_count)));
   check(w.set_meta("warnings.source", static_cast<std::int64_t>(source->warning_count())));
   for (std::size_t k = 0; k < kDerivationWarningKinds; ++k)
     check(w.set_meta("warnings." + std::string(derivation_warning_name(static_cast<DerivationWarning>(k))),
                      static_cast<std::int64_t>(model.warning_counts[k])));
-  if (!written.ok()) return database_failure(written.error());
-  if (Status s = w.finish(); !s.ok()) return database_failure(s.error());
-  if (Status s = output.value().commit(options.sync); !s.ok()) return database_failure(s.error());
+  if (!written.ok()) return failure(written.error());
+  if (Status s = w.finish(); !s.ok()) return failure(s.error());
+  if (Status s = output.value().commit(options.sync); !s.ok()) return failure(s.error());
   report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return result;
 }

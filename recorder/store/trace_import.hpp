@@ -23,7 +23,9 @@
 // before (output_file.hpp decides, for every output; pending_file.hpp and
 // database_replacement.hpp do it). TARGET must be a regular file or
 // nothing: a device, a FIFO or a symbolic link there is refused, never
-// replaced. A failure or a cancellation removes the temporary file; TARGET
+// replaced. TARGET, and its temporary name, must be paths SQLite can keep a
+// database at (database_path.hpp): a longer one is refused before anything
+// is created. A failure or a cancellation removes the temporary file; TARGET
 // is never touched unless the import succeeds.
 //
 // Errors and warnings. The import stops at the trace's first error

@@ -1,15 +1,17 @@
 // main.cpp — skein-view, the Skein timeline viewer:
 // `skein-view [TRACE|DB] [--from T] [--to T] [--select ID [--why]]
 // [--finding N] [--export-view FILE.png|FILE.svg]`. Everything happens in
-// MainWindow; this file only reads the command line, makes the application
-// and opens the file named there.
+// MainWindow; this file only reads the command line (its options and their
+// checks: view_command_line.hpp), makes the application and opens the file
+// named there.
 //
 // --export-view is the viewer run as a script: it opens the trace as a
 // user would, waits for the lints (and, with --finding, for the finding to
 // open and Why? to answer), writes the timeline as it then looks (File ▸
 // Export View) and exits: 0 written, 1 the trace could not be opened,
-// 2 a usage error, no such finding, or the file could not be written. It
-// needs no display: without one it draws offscreen.
+// 2 a usage error, no such finding, a FILE that is the trace or its
+// database, or the file could not be written (the old file then stays as
+// it was). It needs no display: without one it draws offscreen.
 //
 // --help, --version and the check for a display come before any window
 // system: they run under a QCoreApplication, which needs no platform
@@ -24,11 +26,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <variant>
 
+#include "recorder/export/output_escape.hpp"
+#include "recorder/output/output_not_input.hpp"
 #include "viewer/app/inspection.hpp"
 #include "viewer/app/main_window.hpp"
+#include "viewer/app/view_command_line.hpp"
 #include "viewer/app/why_dock.hpp"
-#include "viewer/analysis/units.hpp"
 
 namespace {
 
@@ -92,32 +98,7 @@ int main(int argc, char** argv) {
   QCoreApplication::setApplicationName(QStringLiteral("skein-view"));
   QCoreApplication::setApplicationVersion(QStringLiteral(SKEIN_VERSION));
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Skein's causality timeline viewer."));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("TRACE|DB"), QStringLiteral("A trace (any format) or a trace database."));
-  const QCommandLineOption from(QStringLiteral("from"),
-                                QStringLiteral("Show from record time T, as the ruler reads it (125ms, 1.5s, 300us, 42ns)."),
-                                QStringLiteral("T"));
-  const QCommandLineOption to(QStringLiteral("to"), QStringLiteral("Show until record time T."),
-                              QStringLiteral("T"));
-  const QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select the thread with this id."),
-                                  QStringLiteral("ID"));
-  const QCommandLineOption why(QStringLiteral("why"),
-                               QStringLiteral("With --select: show why it acted (the Why? panel and the path)."));
-  const QCommandLineOption finding(QStringLiteral("finding"),
-                                   QStringLiteral("Open lint finding #N (skein lint numbers them) once the lints are done."),
-                                   QStringLiteral("N"));
-  const QCommandLineOption export_view(
-      QStringLiteral("export-view"),
-      QStringLiteral("Write the timeline, once the trace is open and linted, to FILE.png or FILE.svg, and exit."),
-      QStringLiteral("FILE"));
-  parser.addOption(from);
-  parser.addOption(to);
-  parser.addOption(select);
-  parser.addOption(why);
-  parser.addOption(finding);
-  parser.addOption(export_view);
+  skein::add_view_options(parser);
   // An export needs no window system: draw offscreen when there is none.
   if (!asks_for_text(argc, argv) && !has_display(argc, argv) && asks_for_export(argc, argv))
     qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -132,47 +113,19 @@ int main(int argc, char** argv) {
   }
   QApplication app(argc, argv);
   process_or_exit(parser, app);
-  std::optional<std::int64_t> window[2];
-  for (int i = 0; i < 2; ++i) {
-    const QCommandLineOption& option = i == 0 ? from : to;
-    if (!parser.isSet(option)) continue;
-    window[i] = skein::parse_duration_ns(parser.value(option).toStdString());
-    if (!window[i]) {
-      std::fprintf(stderr, "skein-view: --%s takes a time with a unit (125ms, 1.5s, 300us, 42ns)\n",
-                   qPrintable(option.names().first()));
-      return 2;
-    }
-  }
-  std::optional<skein::ThreadId> selected;
-  if (parser.isSet(select)) {
-    bool ok = false;
-    selected = parser.value(select).toLongLong(&ok);
-    if (!ok) {
-      std::fprintf(stderr, "skein-view: --select takes a thread id (an integer)\n");
-      return 2;
-    }
-  } else if (parser.isSet(why)) {
-    std::fprintf(stderr, "skein-view: --why needs --select ID\n");
+  const auto read = skein::read_view_request(parser);
+  if (const auto* usage = std::get_if<std::string>(&read)) {
+    std::fprintf(stderr, "skein-view: %s\n", usage->c_str());
     return 2;
   }
-  std::optional<std::int64_t> finding_number;
-  if (parser.isSet(finding)) {
-    bool ok = false;
-    finding_number = parser.value(finding).toLongLong(&ok);
-    if (!ok || *finding_number < 1) {
-      std::fprintf(stderr, "skein-view: --finding takes a finding's number (1, 2, ...)\n");
-      return 2;
-    }
-  }
-  const QString export_path = parser.value(export_view);
-  if (parser.isSet(export_view)) {
-    if (!export_path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive) &&
-        !export_path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
-      std::fprintf(stderr, "skein-view: --export-view takes a .png or .svg file\n");
-      return 2;
-    }
-    if (parser.positionalArguments().isEmpty()) {
-      std::fprintf(stderr, "skein-view: --export-view needs a TRACE or DB to open\n");
+  const skein::ViewRequest& request = std::get<skein::ViewRequest>(read);
+  const QString& export_path = request.export_view;
+  if (!export_path.isEmpty()) {
+    // Checked again, against the database too, when the view is written.
+    if (const skein::Status s = skein::check_output_is_not_an_input(
+            export_path.toStdString(), skein::OutputContent::stream, {request.trace.toStdString()});
+        !s.ok()) {
+      std::fprintf(stderr, "skein-view: %s\n", skein::terminal_text(s.error().to_string()).c_str());
       return 2;
     }
   }
@@ -193,7 +146,7 @@ int main(int argc, char** argv) {
     if (state.done || !state.settled || main_window.inspection()->why()->loading()) return;
     const skein::Status s = main_window.write_view(export_path);
     if (!s.ok()) {
-      std::fprintf(stderr, "skein-view: %s\n", s.error().to_string().c_str());
+      std::fprintf(stderr, "skein-view: %s\n", skein::terminal_text(s.error().to_string()).c_str());
       finish(2);
       return;
     }
@@ -201,7 +154,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     finish(0);
   };
-  if (parser.isSet(export_view)) {
+  if (!export_path.isEmpty()) {
     main_window.set_batch(true);
     QObject::connect(&main_window, &skein::MainWindow::load_finished, [&](bool ok) {
       if (!ok) finish(1);
@@ -214,11 +167,11 @@ int main(int argc, char** argv) {
     QObject::connect(main_window.inspection()->why(), &skein::WhyDock::path_changed,
                      [&] { QMetaObject::invokeMethod(qApp, try_export, Qt::QueuedConnection); });
   }
-  if (!parser.positionalArguments().isEmpty()) {
-    main_window.set_initial_window(window[0], window[1]);
-    main_window.set_initial_selection(selected, parser.isSet(why));
-    main_window.set_initial_finding(finding_number);
-    main_window.open(parser.positionalArguments().first());
+  if (!request.trace.isEmpty()) {
+    main_window.set_initial_window(request.from, request.to);
+    main_window.set_initial_selection(request.select, request.why);
+    main_window.set_initial_finding(request.finding);
+    main_window.open(request.trace);
   }
   return QApplication::exec();
 }

@@ -25,6 +25,7 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
+#include "recorder/output/output_not_input.hpp"
 #include "viewer/app/anomaly_dock.hpp"
 #include "viewer/app/trace_analysis.hpp"
 #include "viewer/app/why_dock.hpp"
@@ -297,8 +298,13 @@ void MainWindow::on_failed(quint64 job, const QString& message, bool cancelled, 
 
 Status MainWindow::write_view(const QString& path) const {
   const TimelineData* d = timeline_->data();
-  return d ? write_timeline_view(*d, timeline_->view(), timeline_->width(), timeline_->height(), path.toStdString())
-           : Status(file_error(path.toStdString(), "no trace is open"));
+  if (d == nullptr) return file_error(path.toStdString(), "no trace is open");
+  // Never over the trace shown, nor the database it is read from.
+  if (Status s = check_output_is_not_an_input(path.toStdString(), OutputContent::stream,
+                                              {current_path_.toStdString(), d->source});
+      !s.ok())
+    return s;
+  return write_timeline_view(*d, timeline_->view(), timeline_->width(), timeline_->height(), path.toStdString());
 }
 
 void MainWindow::report_missing_finding(std::int64_t number) {

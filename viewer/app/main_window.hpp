@@ -91,7 +91,9 @@ class MainWindow : public QMainWindow {
   // File ▸ Export View: writes the timeline as shown, PNG or SVG by the
   // name's extension; false (with a message box unless quiet) on failure.
   bool export_view(const QString& path, bool quiet = false);
-  // The same, its error returned (naming the file).
+  // The same, its error returned (naming the file). Never over the trace
+  // shown or its database (recorder/output/output_not_input.hpp), and
+  // always atomically (viewer/render/timeline_image.hpp).
   [[nodiscard]] Status write_view(const QString& path) const;
   // Edit ▸ Copy Details: the selected thread's details to the clipboard.
   void copy_details();

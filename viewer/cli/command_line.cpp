@@ -9,6 +9,7 @@
 #include <QRegularExpression>
 #include <cstdio>
 
+#include "recorder/output/output_not_input.hpp"
 #include "viewer/cli/progress_bar.hpp"
 #include "recorder/export/output_escape.hpp"
 
@@ -47,6 +48,14 @@ void print_out(const std::string& text) {
 void print_err(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);
+}
+
+bool output_names_an_input(const std::string& output, OutputContent content,
+                           const std::vector<std::string>& inputs) {
+  const Status s = check_output_is_not_an_input(output, content, inputs);
+  if (s.ok()) return false;
+  print_err(terminal_text(s.error().to_string()) + "\n");
+  return true;
 }
 
 std::optional<OpenedStore> open_store_or_report(const std::string& path, int& exit_code) {

@@ -11,7 +11,9 @@
 #include <QStringList>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "recorder/output/output_file.hpp"
 #include "recorder/store/opened_store.hpp"
 
 namespace skein::cli {
@@ -31,6 +33,12 @@ int usage_error(const QString& command, const QString& message);
 
 void print_out(const std::string& text);
 void print_err(const std::string& text);
+
+// True, with the error printed, when `output` is one of the files the
+// command reads (recorder/output/output_not_input.hpp): the command then
+// stops with kExitUsage, its output untouched.
+[[nodiscard]] bool output_names_an_input(const std::string& output, OutputContent content,
+                                         const std::vector<std::string>& inputs);
 
 // Opens DB|TRACE for a command that reads a trace database (info, summary):
 // a database as it is, a trace through its cache (imported when needed,

@@ -11,13 +11,12 @@
 // decides: a regular file or a new path is written under a temporary name
 // and renamed into place once complete, so a failed export never leaves half
 // a file; a device, a FIFO or a symbolic link (-o /dev/stdout) is written
-// through, never replaced. Exit 0 success; 1 when the TRACE has errors, the
+// through, never replaced; never the input or its cache database, by any
+// name (recorder/output/output_not_input.hpp). Exit 0 success; 1 when the TRACE has errors, the
 // database holds a row the format cannot carry, or writing fails midway
 // (a full disk); 2 on usage errors, an unreadable input or an output file
 // that cannot be created.
 #include <QCommandLineParser>
-#include <filesystem>
-#include <system_error>
 
 #include "recorder/output/output_file.hpp"
 #include "recorder/export/sexp_export.hpp"
@@ -93,12 +92,11 @@ int run_export(const QStringList& args) {
   if (output.empty()) return usage_error(QStringLiteral("export"), QStringLiteral("-o needs a FILE"));
 
   const std::string input = positional.first().toStdString();
-  std::error_code same_error;
-  if (output != "-" && std::filesystem::equivalent(input, output, same_error))
-    return usage_error(QStringLiteral("export"), QStringLiteral("-o names the input itself; choose another FILE"));
-
+  if (output_names_an_input(output, OutputContent::stream, {input})) return kExitUsage;
   auto opened = open_store_or_report(input, exit_code);
   if (!opened) return exit_code;
+  // A TRACE is read through its cache database: that is an input too.
+  if (output_names_an_input(output, OutputContent::stream, {opened->database_path})) return kExitUsage;
 
   auto output_file = OutputFile::open_stream(output);
   if (!output_file) {

@@ -9,7 +9,8 @@
 // recorder/output/output_file.hpp decides for every output); SIGINT, SIGTERM and
 // SIGHUP remove the temporary file (main.cpp installs the handlers). A DB
 // that is a device, a FIFO or a symbolic link is refused (exit 2), never
-// replaced.
+// replaced, and so is a DB that is the TRACE itself, by any name (a hard
+// link, a symbolic link, ./TRACE: recorder/output/output_not_input.hpp).
 //
 // Standard output gets one line per trace imported; standard error the
 // progress bar (on a terminal only), the warnings and the errors (through
@@ -91,6 +92,10 @@ int run_import(const QStringList& args) {
   for (const QString& trace : traces) {
     const std::string path = trace.toStdString();
     const std::string db = parser.isSet(output) ? parser.value(output).toStdString() : path + ".skein.db";
+    if (output_names_an_input(db, OutputContent::database, {path})) {
+      worst = std::max(worst, kExitUsage);
+      continue;
+    }
     ImportOptions options;
     options.strict = parser.isSet(strict);
     ProgressBar bar(path == "-" ? "<stdin>" : path);

@@ -7,10 +7,15 @@
 // standard output, the warnings (FILE:LINE:COL) to standard error, the text
 // the database holds in both through terminal_text()
 // (recorder/export/output_escape.hpp): a database made elsewhere can hold any
-// bytes, and none of them may reach the terminal as a command. Exit 0
+// bytes, and none of them may reach the terminal as a command. Counts are
+// in columns that widen for a wide name or number rather than touch, and a
+// sum of lost records past what a count holds is shown as such. Exit 0
 // when the database opens, 1 when the TRACE has errors, 2 on usage errors
 // or a file that is neither a trace nor a Skein database.
 #include <QCommandLineParser>
+#include <algorithm>
+#include <limits>
+#include <vector>
 
 #include "recorder/store/store_schema.hpp"
 
@@ -22,17 +27,52 @@
 namespace skein::cli {
 namespace {
 
-std::string pad(std::string s, std::size_t width) {
-  if (s.size() < width) s.insert(0, width - s.size(), ' ');
-  return s;
-}
+// The report's counts: a name column and a number column, the numbers
+// right-aligned, with the report's other lines kept where they were added.
+// Each column is as wide as its widest cell (at least 14 and 12, the
+// usual widths) and a name is followed by two spaces at least, so a name
+// and a number never run together, whatever their widths.
+class CountTable {
+ public:
+  void add(const std::string& name, int indent, std::string number, std::string note = "") {
+    lines_.push_back(Line{std::string(static_cast<std::size_t>(indent), ' ') + name, std::move(number),
+                          std::move(note), true});
+  }
+  void add(const std::string& name, int indent, std::uint64_t n, std::string note = "") {
+    add(name, indent, group_thousands(static_cast<std::int64_t>(n)), std::move(note));
+  }
+  // A line of its own between the rows, as it is ("\n" included).
+  void add_line(std::string text) { lines_.push_back(Line{std::move(text), "", "", false}); }
 
-std::string row(const std::string& name, std::uint64_t n, int indent, const std::string& note = "") {
-  std::string label(static_cast<std::size_t>(indent), ' ');
-  label += name;
-  if (label.size() < 14) label.resize(14, ' ');
-  return label + pad(group_thousands(static_cast<std::int64_t>(n)), 12) + note + "\n";
-}
+  [[nodiscard]] std::string text() const {
+    std::size_t name_width = 14;
+    std::size_t number_width = 12;
+    for (const Line& l : lines_) {
+      if (!l.counted) continue;
+      name_width = std::max(name_width, l.name.size() + 2);
+      number_width = std::max(number_width, l.number.size());
+    }
+    std::string out;
+    for (const Line& l : lines_) {
+      if (!l.counted) {
+        out += l.name;
+        continue;
+      }
+      out += l.name + std::string(name_width - l.name.size(), ' ');
+      out += std::string(number_width - l.number.size(), ' ') + l.number + l.note + "\n";
+    }
+    return out;
+  }
+
+ private:
+  struct Line {
+    std::string name;  // or the whole line, when not counted
+    std::string number;
+    std::string note;
+    bool counted = true;
+  };
+  std::vector<Line> lines_;
+};
 
 }  // namespace
 
@@ -87,30 +127,42 @@ int run_info(const QStringList& args) {
     if (const auto pid = store.meta_text("header.pid")) out += ", pid " + terminal_text(*pid);
     out += "\n";
   }
-  out += row("records", static_cast<std::uint64_t>(store.meta_int("records").value_or(0)), 2);
+  CountTable table;
+  table.add("records", 2, static_cast<std::uint64_t>(store.meta_int("records").value_or(0)));
   for (const HeadCount& c : counts.value())
-    if (c.records > 0) out += row(terminal_text(c.head), c.records, 4);
+    if (c.records > 0) table.add(terminal_text(c.head), 4, c.records);
   const ThreadCounts& t = threads.value();
-  out += row("threads", t.total, 2,
-             "  (" + group_thousands(static_cast<std::int64_t>(t.implicit)) + " implicit, " +
-                 group_thousands(static_cast<std::int64_t>(t.failed)) + " failed, " +
-                 group_thousands(static_cast<std::int64_t>(t.pending)) + " pending at the end)");
-  out += "  time span   ";
+  table.add("threads", 2, t.total,
+            "  (" + group_thousands(static_cast<std::int64_t>(t.implicit)) + " implicit, " +
+                group_thousands(static_cast<std::int64_t>(t.failed)) + " failed, " +
+                group_thousands(static_cast<std::int64_t>(t.pending)) + " pending at the end)");
   const auto first = store.meta_int("first_time");
   const auto end = store.meta_int("end_time");
   if (first && end)
-    out += " " + format_duration_ns(*first) + " to " + format_duration_ns(*end) + " (" +
-           format_duration_ns(*end - *first) + ")\n";
+    table.add_line("  time span    " + format_duration_ns(*first) + " to " + format_duration_ns(*end) + " (" +
+                   format_duration_ns(*end - *first) + ")\n");
   else
-    out += " none (no timed records)\n";
-  out += "  end          ";
-  out += store.meta_int("ended").value_or(0) != 0
-             ? "clean: (end) record present\n"
-             : (store.meta_int("truncated").value_or(0) != 0 ? "none: the trace was cut short\n"
-                                                              : "none: no (end) record\n");
-  if (const auto lost = store.meta_int("lost_records"); lost && *lost > 0)
-    out += row("lost records", static_cast<std::uint64_t>(*lost), 2);
-  out += row("warnings", static_cast<std::uint64_t>(store.meta_int("warnings").value_or(0)), 2);
+    table.add_line("  time span    none (no timed records)\n");
+  table.add_line(std::string("  end          ") +
+                 (store.meta_int("ended").value_or(0) != 0
+                      ? "clean: (end) record present\n"
+                      : (store.meta_int("truncated").value_or(0) != 0 ? "none: the trace was cut short\n"
+                                                                       : "none: no (end) record\n")));
+  if (const auto lost = store.meta_int("lost_records"); lost && *lost > 0) {
+    // A sum held at INT64_MAX says so (SCHEMA.md, lost_records_saturated);
+    // a database made before that key was kept may hold one unmarked.
+    const auto saturated = store.meta_int("lost_records_saturated");
+    if (saturated.value_or(0) != 0)
+      table.add("lost records", 2, "more than " + group_thousands(*lost),
+                "  (saturated: the (lost COUNT) records add up past the largest count a database holds)");
+    else if (!saturated && *lost == std::numeric_limits<std::int64_t>::max())
+      table.add("lost records", 2, "at least " + group_thousands(*lost),
+                "  (the largest count a database holds: the (lost COUNT) records may add up past it)");
+    else
+      table.add("lost records", 2, static_cast<std::uint64_t>(*lost));
+  }
+  table.add("warnings", 2, static_cast<std::uint64_t>(store.meta_int("warnings").value_or(0)));
+  out += table.text();
 
   std::string diagnostics;
   const auto& w = warnings.value();

@@ -12,7 +12,8 @@
 //
 // Output: text grouped by rule, most severe first (viewer/analysis/lint_text.hpp),
 // each finding numbered and followed by the command that opens it in the
-// viewer; or with --format json one JSON document:
+// viewer, ready to paste (the path quoted for the shell, and "./" before a
+// path that starts with '-'); or with --format json one JSON document:
 //   {"counts":{"RULE":N...},"findings":[{"event","from","group","label",
 //   "message","number","rule","severity","site","suspect","thread",
 //   "time_ns"}...]}
@@ -187,15 +188,13 @@ std::string render_json(const LintReport& report, const ThreadFactsMap& facts) {
   return out;
 }
 
-// A path as the shell reads it back: as it is when it holds only safe
-// characters, else in single quotes.
-std::string shell_word(const std::string& s) {
-  const bool safe = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                      "0123456789@%+=:,./-_") == std::string::npos;
-  if (safe) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+// The trace as skein-view's argument in an "open:" line, a command that
+// works when pasted: a path that starts with '-' gets "./" (skein-view
+// would read it as options), and the word is quoted for the shell as
+// needed (recorder/export/output_escape.hpp: no control byte reaches the
+// terminal).
+std::string viewer_path_argument(const std::string& path) {
+  return shell_word(path.starts_with('-') ? "./" + path : path);
 }
 
 }  // namespace
@@ -286,7 +285,7 @@ int run_lint(const QStringList& args) {
   if (output == QLatin1String("json")) {
     print_out(render_json(printed, facts));
   } else {
-    const std::string quoted = shell_word(path);
+    const std::string quoted = viewer_path_argument(path);
     print_out(render_lint_text(
         printed,
         [&](ThreadId t) {

@@ -11,20 +11,19 @@
 // that acted, its edges, the marker, and the suspect named on its row; a
 // database never linted is linted first and its findings stored, as `skein
 // lint` would, so the numbers are the ones `skein lint` prints. The image is encoded in memory
-// and written as recorder/output/output_file.hpp decides, like every `-o`: a
+// and written as recorder/output/output_file.hpp decides, like every `-o`
+// (viewer/render/timeline_image.hpp, as skein-view's exports are): a
 // regular file or a new path is replaced atomically, a device, a FIFO or a
-// symbolic link is written through, never replaced. Painting text needs a
+// symbolic link is written through, never replaced; never the input or its
+// cache database (recorder/output/output_not_input.hpp). Painting text needs a
 // QGuiApplication, so main.cpp hands `render` to render_main(), which makes
 // one, on the offscreen platform when no display is set.
-#include <QBuffer>
 #include <QCommandLineParser>
 #include <QGuiApplication>
-#include <QPainter>
-#include <QSvgGenerator>
 #include <algorithm>
 #include <cstdlib>
 
-#include "recorder/output/output_file.hpp"
+#include "recorder/export/output_escape.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
 #include "viewer/cli/stored_lint_results.hpp"
@@ -35,44 +34,6 @@
 #include "viewer/render/timeline_painter.hpp"
 
 namespace skein::cli {
-namespace {
-
-// The image `request` asks for, as the bytes of an SVG file when its output
-// ends in .svg, else of a PNG file: what write_timeline_view() writes to a
-// named file, kept in memory so that OutputFile places it.
-Result<QByteArray> encode_timeline(const TimelineData& data, const TimelineViewState& view,
-                                   const RenderRequest& request) {
-  QByteArray bytes;
-  QBuffer buffer(&bytes);
-  buffer.open(QIODevice::WriteOnly);
-  if (QString::fromStdString(request.output).endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    svg.setSize(QSize(request.width, request.height));
-    svg.setViewBox(QRect(0, 0, request.width, request.height));
-    svg.setTitle(QStringLiteral("Skein timeline"));
-    QPainter painter;
-    if (!painter.begin(&svg)) return file_error(request.output, "cannot draw the SVG image");
-    paint_timeline(painter, data, view, TimelineGeometry(request.width, request.height, data));
-    painter.end();
-    return bytes;
-  }
-  const QImage image = render_timeline_image(data, view, request.width, request.height);
-  if (!image.save(&buffer, "PNG")) return file_error(request.output, "cannot encode the PNG image");
-  return bytes;
-}
-
-Status write_image(OutputFile& output, const QByteArray& bytes) {
-  auto sink = output.take_sink(Compression::none);
-  if (!sink) return sink.error();
-  if (Status s = sink.value()->write(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
-      !s.ok())
-    return s;
-  if (Status s = sink.value()->close(); !s.ok()) return s;
-  return output.commit(/*sync=*/false);
-}
-
-}  // namespace
 
 int run_render(const QStringList& args) {
   QCommandLineParser parser;
@@ -140,8 +101,11 @@ int run_render(const QStringList& args) {
     return usage_error(QStringLiteral("render"), QStringLiteral("--width and --height take pixels, 200x150 to 16384x16384"));
 
   const std::string path = positional.first().toStdString();
+  if (output_names_an_input(request.output, OutputContent::stream, {path})) return kExitUsage;
   auto opened = open_store_or_report(path, exit_code);
   if (!opened) return exit_code;
+  // A TRACE is read through its cache database: that is an input too.
+  if (output_names_an_input(request.output, OutputContent::stream, {opened->database_path})) return kExitUsage;
   if (finding_number && !ensure_lint_results(opened, path, LintNeeds::findings, "render", exit_code)) return exit_code;
   auto data = load_timeline(*opened->store);
   if (!data) {
@@ -162,18 +126,8 @@ int run_render(const QStringList& args) {
   } else {
     view = view_for_request(data.value(), request);
   }
-  auto output_file = OutputFile::open_stream(request.output);
-  if (!output_file) {
-    print_err(output_file.error().to_string() + "\n");
-    return kExitUsage;
-  }
-  auto image = encode_timeline(data.value(), view, request);
-  if (!image) {
-    print_err(image.error().to_string() + "\n");
-    return kExitUsage;
-  }
-  if (Status s = write_image(output_file.value(), image.value()); !s.ok()) {
-    print_err(s.error().to_string() + "\n");
+  if (Status s = write_timeline_view(data.value(), view, request.width, request.height, request.output); !s.ok()) {
+    print_err(terminal_text(s.error().to_string()) + "\n");
     return kExitUsage;
   }
   print_out(request.output + "\n");

@@ -1,15 +1,19 @@
 // timeline_image.cpp — every output goes through paint_timeline() with a
 // TimelineGeometry built for the requested size, so files match the
-// widget. A PNG is painted into an ARGB32 premultiplied QImage and saved;
+// widget. A PNG is painted into an ARGB32 premultiplied QImage and encoded;
 // an SVG is painted straight into a QSvgGenerator whose view box is the
-// size, so text stays text. Views built here (for a request or a finding)
+// size, so text stays text. Both are encoded into memory and only then
+// handed to OutputFile, so that Qt never writes a file itself (it reports
+// a failed write late or not at all). Views built here (for a request or a finding)
 // refold the rows for the window and start scrolled to the top; a
 // finding's view then scrolls so its named rows show.
 #include "viewer/render/timeline_image.hpp"
 
+#include <QBuffer>
 #include <QPainter>
 #include <QSvgGenerator>
 
+#include "recorder/output/output_file.hpp"
 #include "viewer/render/timeline_painter.hpp"
 
 namespace skein {
@@ -53,24 +57,51 @@ Status render_timeline_file(const TimelineData& data, const RenderRequest& reque
   return write_timeline_view(data, view_for_request(data, request), request.width, request.height, request.output);
 }
 
-Status write_timeline_view(const TimelineData& data, const TimelineViewState& view, int width, int height,
-                           const std::string& output) {
-  const QString path = QString::fromStdString(output);
-  if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+Result<QByteArray> encode_timeline_view(const TimelineData& data, const TimelineViewState& view, int width,
+                                        int height, TimelineImageFormat format) {
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (format == TimelineImageFormat::svg) {
     QSvgGenerator svg;
-    svg.setFileName(path);
+    svg.setOutputDevice(&buffer);
     svg.setSize(QSize(width, height));
     svg.setViewBox(QRect(0, 0, width, height));
     svg.setTitle(QStringLiteral("Skein timeline"));
     QPainter painter;
-    if (!painter.begin(&svg)) return file_error(output, "cannot write the SVG file");
+    if (!painter.begin(&svg)) return file_error("<svg>", "cannot draw the SVG image");
     paint_timeline(painter, data, view, TimelineGeometry(width, height, data));
     painter.end();
-    return {};
+    return bytes;
   }
   const QImage image = render_timeline_image(data, view, width, height);
-  if (!image.save(path, "PNG")) return file_error(output, "cannot write the PNG file");
-  return {};
+  if (!image.save(&buffer, "PNG")) return file_error("<png>", "cannot encode the PNG image");
+  return bytes;
+}
+
+TimelineImageFormat timeline_image_format_of(const std::string& output) {
+  return QString::fromStdString(output).endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)
+             ? TimelineImageFormat::svg
+             : TimelineImageFormat::png;
+}
+
+Status write_timeline_view(const TimelineData& data, const TimelineViewState& view, int width, int height,
+                           const std::string& output) {
+  auto file = OutputFile::open_stream(output);
+  if (!file) return file.error();
+  auto bytes = encode_timeline_view(data, view, width, height, timeline_image_format_of(output));
+  if (!bytes) {
+    Diagnostic d = bytes.error();
+    d.file = output;
+    return d;
+  }
+  auto sink = file.value().take_sink(Compression::none);
+  if (!sink) return sink.error();
+  const QByteArray& b = bytes.value();
+  if (Status s = sink.value()->write(std::string_view(b.constData(), static_cast<std::size_t>(b.size()))); !s.ok())
+    return s;
+  if (Status s = sink.value()->close(); !s.ok()) return s;
+  return file.value().commit();
 }
 
 }  // namespace skein

@@ -1,10 +1,13 @@
 // timeline_image.hpp — the timeline drawn without a window: into a QImage
-// (PNG, the benchmark, the pixel tests) or an SVG file, with the same
-// painter as the widget (timeline_painter.hpp). Needs a QGuiApplication
+// (PNG, the benchmark, the pixel tests) or the bytes of a PNG or SVG file,
+// with the same painter as the widget (timeline_painter.hpp), and written
+// as every output is (recorder/output/output_file.hpp). Needs a QGuiApplication
 // (fonts); the offscreen platform is enough.
 #pragma once
 
+#include <QByteArray>
 #include <QImage>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -34,9 +37,19 @@ struct RenderRequest {
 // and scrolled so the named rows are in view.
 [[nodiscard]] TimelineViewState view_for_focus(const TimelineData& data, const FindingFocus& focus, int width,
                                                int height);
-// Writes `view` of `data` at width x height to `output`: SVG when its name
-// ends in .svg (text stays text, labels included), else PNG. The error
-// names the file. File ▸ Export View uses it with the widget's own view.
+enum class TimelineImageFormat : std::uint8_t { png, svg };
+// SVG when the name ends in .svg (any case), else PNG.
+[[nodiscard]] TimelineImageFormat timeline_image_format_of(const std::string& output);
+// The bytes of the image file: PNG, or SVG (text stays text, labels
+// included).
+[[nodiscard]] Result<QByteArray> encode_timeline_view(const TimelineData& data, const TimelineViewState& view,
+                                                      int width, int height, TimelineImageFormat format);
+// Writes `view` of `data` at width x height to `output`, in the format its
+// name says, as recorder/output/output_file.hpp decides for every output:
+// a regular file or a new path is replaced atomically (a failed write, a
+// full disk, leaves the old file as it was and is an error), a device, a
+// FIFO or a symbolic link is written through. The error names the file.
+// File ▸ Export View, skein-view --export-view and `skein render` use it.
 [[nodiscard]] Status write_timeline_view(const TimelineData& data, const TimelineViewState& view, int width, int height,
                                          const std::string& output);
 // Renders and writes the file; the error names the file.

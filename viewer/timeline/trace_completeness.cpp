@@ -1,4 +1,4 @@
-// trace_completeness.cpp — reads the meta table once, keeping only the four
+// trace_completeness.cpp — reads the meta table once, keeping only the five
 // keys that matter (integers parsed with strtoll, so junk reads as 0), and
 // the per-head record counts for `snapshot`. Opening by path retries, every
 // 50 ms until kCompletenessPatienceMs has passed, an open or a read that
@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <thread>
 
 #include "viewer/analysis/units.hpp"
@@ -27,10 +28,17 @@ Result<TraceCompleteness> read_trace_completeness(TraceStore& store) {
     if (key == "ended") c.ended = integer(value) != 0;
     else if (key == "truncated") c.truncated = integer(value) != 0;
     else if (key == "lost_records") c.lost_records = integer(value);
+    else if (key == "lost_records_saturated") c.lost_records_saturated = integer(value) != 0;
     else if (key == "header.mode") c.ring = value == "ring";
   }
   for (const HeadCount& h : counts.value())
     if (h.head == "snapshot" && h.records > 0) c.snapshot = true;
+  // A database made before the key was kept: a sum at its ceiling may be one.
+  if (c.lost_records == std::numeric_limits<std::int64_t>::max()) {
+    bool marked = false;
+    for (const auto& [key, value] : meta.value()) marked = marked || key == "lost_records_saturated";
+    if (!marked) c.lost_records_saturated = true;
+  }
   return c;
 }
 
@@ -67,7 +75,8 @@ std::string trace_completeness_notice(const TraceCompleteness& c) {
   if (c.ring)
     add("It was recorded in ring mode: only the newest records were kept, so the start of the run is missing.");
   if (c.lost_records > 0)
-    add("The recorder dropped " + group_thousands(c.lost_records) + (c.lost_records == 1 ? " record" : " records") +
+    add("The recorder dropped " + std::string(c.lost_records_saturated ? "at least " : "") +
+        group_thousands(c.lost_records) + (c.lost_records == 1 && !c.lost_records_saturated ? " record" : " records") +
         ": causes and effects around the gaps may be missing.");
   return out;
 }

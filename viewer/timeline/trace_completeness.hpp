@@ -4,8 +4,8 @@
 // file cut mid-record, records the recorder dropped (`(lost COUNT)`), and
 // a flight recorder's trace (header `mode ring`) that kept only its newest
 // records. recorder/store/SCHEMA.md defines the meta keys read here (`ended`,
-// `truncated`, `lost_records`, `header.mode`) and the `heads` table whose
-// `snapshot` count says a snapshot record was read. No Qt; it runs SQL (and
+// `truncated`, `lost_records`, `lost_records_saturated`, `header.mode`) and
+// the `heads` table whose `snapshot` count says a snapshot record was read. No Qt; it runs SQL (and
 // may wait for a lock), so the viewer calls read_trace_completeness on a
 // worker thread.
 #pragma once
@@ -23,6 +23,9 @@ struct TraceCompleteness {
   bool truncated = false; // the file stops inside a record (a partial line, a gzip stream cut short)
   bool ring = false;      // recorded in ring mode: the oldest records were overwritten
   std::int64_t lost_records = 0;
+  // lost_records is the ceiling of its sum (SCHEMA.md), or may be: a
+  // database made before `lost_records_saturated` was kept.
+  bool lost_records_saturated = false;
 
   [[nodiscard]] bool complete() const { return ended && !truncated && !ring && lost_records <= 0; }
 };

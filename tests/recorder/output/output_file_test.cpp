@@ -269,3 +269,37 @@ TEST_CASE("output file: a database another process is writing, or has open in WA
   }
   CHECK_FALSE(has_temporaries(dir));
 }
+
+// A temporary name is the target's name, `.tmp-` and the pid while that
+// fits NAME_MAX with any pid; past that, a prefix of the name and its hash
+// stand for it, so that two long names with the same beginning still get
+// temporary names of their own.
+TEST_CASE("output file: temporary names never pass NAME_MAX and long names keep apart") {
+  TempDir dir;
+  const std::string pid = std::to_string(getpid());
+  CHECK(PendingFile::temp_path_for(dir.file("t.db")) == dir.file("t.db.tmp-" + pid));
+  CHECK(PendingFile::temp_path_for("t.db") == "t.db.tmp-" + pid);
+  for (std::size_t length = 230; length <= 255; ++length) {
+    INFO(length);
+    const std::string a = std::string(length - 1, 'x') + "a";
+    const std::string b = std::string(length - 1, 'x') + "b";
+    const std::string temp_a = PendingFile::temp_path_for(dir.file(a));
+    const std::string temp_b = PendingFile::temp_path_for(dir.file(b));
+    CHECK(temp_a.size() - dir.path().size() - 1 <= 255);
+    CHECK(temp_a != temp_b);
+    CHECK_THAT(temp_a, Catch::EndsWith(".tmp-" + pid));
+    CHECK_THAT(temp_a, Catch::StartsWith(dir.file("xxxxxxxx")));
+    REQUIRE(write_stream(dir.file(a), "contents").ok());
+    CHECK(read_all(dir.file(a)) == "contents");
+  }
+  // Never cut in the middle of a character: 'é' is two bytes.
+  std::string accented;
+  while (accented.size() < 250) accented += "\xc3\xa9";
+  const std::string temp = PendingFile::temp_path_for(dir.file(accented));
+  const std::string name = temp.substr(dir.path().size() + 1);
+  CHECK(name.size() <= 255);
+  const std::size_t tilde = name.find('~');
+  REQUIRE(tilde != std::string::npos);
+  CHECK(tilde % 2 == 0);
+  CHECK_FALSE(has_temporaries(dir));
+}

@@ -280,6 +280,22 @@ TEST_CASE("derivation: the scheduler is never a thread, and counts add up") {
   CHECK(d.model.lost_records == 10);
 }
 
+// The sum of (lost COUNT) records is held at INT64_MAX, the largest a meta
+// value holds, and marked as saturated once the true sum passes it; a sum
+// that lands on INT64_MAX exactly is not.
+TEST_CASE("derivation: lost counts that sum past INT64_MAX are held there and marked saturated") {
+  const Derived exact = derive("(lost 1 9223372036854775806)\n(lost 2 1)\n");
+  CHECK(exact.model.lost_records == 9223372036854775807ull);
+  CHECK_FALSE(exact.model.lost_records_saturated);
+  const Derived past = derive(
+      "(lost 1 9223372036854775807)\n(lost 2 9223372036854775807)\n(lost 3 9223372036854775807)\n(lost 4 0)\n");
+  CHECK(past.model.lost_records == 9223372036854775807ull);
+  CHECK(past.model.lost_records_saturated);
+  CHECK(past.model.records_per_head[static_cast<std::size_t>(RecordHead::lost)] == 4);
+  const Derived small = derive("(lost 1 7)\n(lost 2 3)\n");
+  CHECK_FALSE(small.model.lost_records_saturated);
+}
+
 TEST_CASE("derivation: only the first warnings are kept, all are counted") {
   std::string lines;
   for (int i = 1; i <= 150; ++i) lines += "(switch " + std::to_string(i) + " " + std::to_string(i) + ")\n";

@@ -111,6 +111,7 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
         "header.process|blockread\n"
         "header.version|1\n"
         "lost_records|0\n"
+        "lost_records_saturated|0\n"
         "records|13\n"
         "source|t.sexp\n"
         "threads|3\n"

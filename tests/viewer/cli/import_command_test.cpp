@@ -255,3 +255,34 @@ TEST_CASE("skein import: SIGINT removes the temporary file and keeps the old dat
   CHECK(temporaries(dir).empty());
   CHECK(query(target, "SELECT value FROM meta WHERE key = 'records'") == "3\n");
 }
+
+// A database path past SQLite's limit (504 bytes once made absolute) is
+// refused by name, with its length and the limit, and nothing is created;
+// a trace that deep is read all the same, through a cache in
+// XDG_CACHE_HOME, not beside it.
+TEST_CASE("skein import and info: database paths past SQLite's limit are refused by name or cached in XDG_CACHE_HOME") {
+  TempDir dir;
+  std::string folder = dir.path();
+  while (folder.size() < 480) {
+    folder += "/" + std::string(std::min<std::size_t>(200, 480 - folder.size() - 1), 'd');
+    REQUIRE(mkdir(folder.c_str(), 0755) == 0);
+  }
+  const std::string trace = folder + "/t.sexp";
+  skein::test::write_file(trace, kTrace);
+  const std::string db = folder + "/" + std::string(30, 'x') + ".db";
+  REQUIRE(db.size() > 504);
+
+  const auto refused = run_process({kSkein, "import", trace, "-o", db});
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err == db + ": is " + std::to_string(db.size()) + " bytes once made absolute, past the 504 bytes SQLite opens a database at "
+                            "(its path limit, 512 bytes, less 8 for the -journal beside it): choose a shorter path\n");
+  CHECK_FALSE(skein::test::file_exists(db));
+
+  const std::string xdg = dir.file("xdg");
+  const auto info = run_process({kSkein, "info", trace}, {}, {"XDG_CACHE_HOME=" + xdg});
+  INFO(info.err);
+  CHECK(info.exit_code == 0);
+  CHECK_THAT(info.out, Catch::Contains("  database     " + xdg + "/skein/t.sexp-") &&
+                           Catch::Contains(".skein.db (imported now)\n"));
+  CHECK_FALSE(skein::test::file_exists(trace + ".skein.db"));
+}

@@ -90,3 +90,46 @@ TEST_CASE("skein info: refusals and errors") {
   CHECK_THAT(unknown.err, Catch::StartsWith(text + ":1:1: unknown trace format: ") &&
                               Catch::Contains("expected a Skein trace"));
 }
+
+// Three (lost COUNT) records of INT64_MAX: their sum is held at INT64_MAX
+// and shown as saturated, not as an exact count; and however wide a count
+// is, a name and its number never run together (two spaces at least), the
+// numbers still right-aligned in one column.
+TEST_CASE("skein info: lost records summing past INT64_MAX show as saturated in columns that never run together") {
+  TempDir dir;
+  const std::string trace = dir.file("lost.sexp");
+  skein::test::write_file(trace,
+                          "(skein-trace 1 (process \"t\") (pid 1))\n"
+                          "(spawn 100 1 0 task)\n"
+                          "(lost 200 9223372036854775807)\n"
+                          "(lost 300 9223372036854775807)\n"
+                          "(lost 400 9223372036854775807)\n"
+                          "(resolve 2100 1 -1 ok)\n"
+                          "(end 1500000)\n");
+  const std::string db = dir.file("lost.db");
+  REQUIRE(run_process({kSkein, "import", trace, "-o", db}).exit_code == 0);
+  const auto r = run_process({kSkein, "info", db});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out ==
+        db + ": Skein trace database, schema 3\n"
+             "  trace        " + trace + " (skein)\n"
+             "  process      \"t\", pid 1\n"
+             "  records                                         6\n"
+             "    spawn                                         1\n"
+             "    resolve                                       1\n"
+             "    lost                                          3\n"
+             "    end                                           1\n"
+             "  threads                                         2  (1 implicit, 0 failed, 1 pending at the end)\n"
+             "  time span    100 ns to 1.50 ms (1.50 ms)\n"
+             "  end          clean: (end) record present\n"
+             "  lost records  more than 9,223,372,036,854,775,807  (saturated: the (lost COUNT) records add up past "
+             "the largest count a database holds)\n"
+             "  warnings                                        0\n");
+
+  const std::string one = dir.file("one.sexp");
+  skein::test::write_file(one, "(skein-trace 1)\n(spawn 100 1 0 task)\n(lost 200 9223372036854775807)\n(end 300)\n");
+  const auto exact = run_process({kSkein, "info", one});
+  CHECK(exact.exit_code == 0);
+  CHECK_THAT(exact.out, Catch::Contains("\n  lost records  9,223,372,036,854,775,807\n"
+                                        "  warnings                              0\n"));
+}

@@ -219,3 +219,70 @@ TEST_CASE("skein lint: usage and input errors exit 2") {
   CHECK(unknown.exit_code == 1);
   CHECK_THAT(unknown.err, Catch::StartsWith(junk + ":1:1: unknown trace format: "));
 }
+
+namespace {
+
+// The "open:" commands of `skein lint`'s text output.
+std::vector<std::string> open_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::size_t at = 0;
+  while ((at = out.find("open: ", at)) != std::string::npos) {
+    const std::size_t end = out.find('\n', at);
+    lines.push_back(out.substr(at + 6, end - at - 6));
+    at = end;
+  }
+  return lines;
+}
+
+// The words bash makes of `command`, skein-view standing for a function
+// that prints its arguments: what a user who pastes the line runs.
+std::vector<std::string> pasted_words(const std::string& command) {
+  const auto r = run_process({"/bin/bash", "-c", "skein-view() { printf '%s\\0' \"$@\"; }; " + command});
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> words;
+  std::size_t at = 0;
+  for (std::size_t end; (end = r.out.find('\0', at)) != std::string::npos; at = end + 1)
+    words.push_back(r.out.substr(at, end - at));
+  return words;
+}
+
+}  // namespace
+
+// Each finding's "open:" line is a command that works when pasted: a trace
+// whose name starts with '-' is named "./-..." (skein-view would read
+// "-dash.sexp" as options), and a name with spaces, quotes or control bytes
+// is quoted for the shell, with no control byte reaching the terminal.
+// (tests/viewer/app/view_command_line_test.cpp parses the result as
+// skein-view does.)
+TEST_CASE("skein lint: the open: hint is a command that works when pasted for any trace name") {
+  TempDir dir;
+  struct Case {
+    std::string name;      // the trace's file name, as `skein lint` is given it (from dir)
+    std::string expected;  // the path word in the hint
+    std::string argument;  // the argument skein-view then receives
+  };
+  const std::vector<Case> cases = {
+      {"-dash.sexp", "./-dash.sexp", "./-dash.sexp"},
+      {"my trace.sexp", "'my trace.sexp'", "my trace.sexp"},
+      {"it's $HOME.sexp", "'it'\\''s $HOME.sexp'", "it's $HOME.sexp"},
+      {"-a b.sexp", "'./-a b.sexp'", "./-a b.sexp"},
+      {"esc\x1b[31mred\x7f\\.sexp", "$'esc\\x1b[31mred\\x7f\\\\.sexp'", "esc\x1b[31mred\x7f\\.sexp"},
+      {"caf\xc3\xa9.sexp", "'caf\xc3\xa9.sexp'", "caf\xc3\xa9.sexp"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.expected);
+    skein::test::write_file(dir.file(c.name), kTrace);
+    // From inside the folder, with `--` so that the name reaches the lint as it is.
+    const auto r = run_process({"/bin/sh", "-c", "cd \"$1\" && exec \"$0\" lint -- \"$2\"", kSkein, dir.path(), c.name});
+    CHECK(r.exit_code == 1);
+    const auto lines = open_lines(r.out);
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0] == "skein-view " + c.expected + " --finding 1");
+    for (const char ch : r.out) CHECK_FALSE((static_cast<unsigned char>(ch) < 0x20 && ch != '\n'));
+    CHECK(r.out.find('\x7f') == std::string::npos);
+    const auto words = pasted_words("cd '" + dir.path() + "' && " + lines[1]);
+    CHECK(words == std::vector<std::string>{c.argument, "--finding", "2"});
+    REQUIRE(!words.empty());
+    CHECK(skein::test::file_exists(dir.path() + "/" + words[0]));
+  }
+}

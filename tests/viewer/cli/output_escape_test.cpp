@@ -1,12 +1,12 @@
-// output_escape_test.cpp — the four escaping layers of
-// recorder/export/output_escape.hpp (terminal, JSON, XML, folded) on every byte
+// output_escape_test.cpp — the escaping layers of
+// recorder/export/output_escape.hpp (terminal, JSON, XML, folded, shell) on every byte
 // 0x00–0xFF alone and inside a label, on every C1 control, on invalid UTF-8
 // (overlong forms, lone continuation bytes, truncated sequences, encoded
 // surrogates, values past U+10FFFF) and on ordinary UTF-8 text. Each output
 // is checked by a reader that is not the code under test: the strict
 // decoder of tests/support/output_text_checks.hpp, QJsonDocument for JSON,
-// QXmlStreamReader for XML; the expected escapes come from the table in
-// output_escape.hpp.
+// QXmlStreamReader for XML, bash for shell words; the expected escapes come
+// from the table in output_escape.hpp.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QString>
@@ -15,6 +15,7 @@
 #include <cstdio>
 
 #include "tests/support/output_text_checks.hpp"
+#include "tests/support/subprocess.hpp"
 #include "recorder/export/folded_stacks_export.hpp"
 #include "recorder/export/output_escape.hpp"
 
@@ -287,4 +288,45 @@ TEST_CASE("hostile: ordinary UTF-8 text passes every layer unchanged") {
   const auto json = parse_json_string(json_of(markup + "\\"));
   REQUIRE(json);
   CHECK(*json == QString::fromStdString(markup + "\\"));
+}
+
+// A shell word is read back by bash as exactly the bytes it was made from,
+// for every byte but NUL (which no path or argument holds) alone and
+// inside a word, for quotes, backslashes and expansions, for C1 controls,
+// noncharacters and invalid UTF-8; it holds no control byte and is valid
+// UTF-8; a word of plain characters is left as it is.
+TEST_CASE("hostile: every byte alone and in a word through the shell layer, read back by bash") {
+  std::vector<std::string> words;
+  for (unsigned b = 1; b < 256; ++b) {
+    words.emplace_back(1, static_cast<char>(b));
+    words.push_back("ab" + std::string(1, static_cast<char>(b)) + "cd");
+  }
+  for (const char* w : {"", "-dash", "my trace.sexp", "it's", "'", "\\", "\\'", "$HOME", "`id`", "$(id)", "a\nb",
+                        "\xc2\x9b[31m", "\xef\xbf\xbe\xef\xbf\xbf", "\xed\xa0\x80", "\xc0\xaf", "caf\xc3\xa9",
+                        "\xe2\x82\xac \xff", "~user", "*.sexp", "a;b|c&d", "!x"})
+    words.emplace_back(w);
+  std::string script = "printf '%s\\0'";
+  for (const std::string& w : words) {
+    const std::string quoted = skein::shell_word(w);
+    INFO(hex_byte(w.empty() ? 0 : static_cast<unsigned char>(w[0])) << " " << quoted);
+    CHECK(raw_control_in(quoted) == "");
+    CHECK(skein::test::decode_utf8(quoted));
+    script += " " + quoted;
+  }
+  CHECK(skein::shell_word("t.sexp") == "t.sexp");
+  CHECK(skein::shell_word("dir/-a_b,c=1@x%y+z:w") == "dir/-a_b,c=1@x%y+z:w");
+  CHECK(skein::shell_word("my trace") == "'my trace'");
+  CHECK(skein::shell_word("it's") == "'it'\\''s'");
+  CHECK(skein::shell_word("a\x1b") == "$'a\\x1b'");
+  const auto r = skein::test::run_process({"/bin/bash", "-c", script});
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> read_back;
+  std::size_t at = 0;
+  for (std::size_t end; (end = r.out.find('\0', at)) != std::string::npos; at = end + 1)
+    read_back.push_back(r.out.substr(at, end - at));
+  REQUIRE(read_back.size() == words.size());
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    INFO(i << " " << skein::shell_word(words[i]));
+    CHECK(read_back[i] == words[i]);
+  }
 }

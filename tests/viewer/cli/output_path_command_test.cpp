@@ -4,15 +4,23 @@
 // to a file, /dev/stdout; `import` refuses all of those (exit 2) and leaves
 // them as they were, `export` (and `render`) write through them. And onto
 // a database a crashed writer left with a hot journal, and beside leftovers
-// of killed imports.
+// of killed imports; into a folder where nothing can be created (a
+// read-only file system), and under names too long for `.tmp-PID`. Onto
+// the command's own input by any name (refused), and onto a full disk
+// (RLIMIT_FSIZE: an error, and the old file as it was).
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -113,6 +121,34 @@ class FifoReader {
   std::thread thread_;
   std::string received_;
 };
+
+// Mounts an empty read-only tmpfs on `dir` in a mount namespace of the
+// calling process's own, so that nobody else sees it; false where this
+// process may not (no CAP_SYS_ADMIN).
+bool mount_read_only_privately(const std::string& dir) {
+  return unshare(CLONE_NEWNS) == 0 && mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+         mount("tmpfs", dir.c_str(), "tmpfs", MS_RDONLY, "size=64k") == 0;
+}
+
+// A disk that is full after `bytes` bytes of any one file: writes past it
+// fail with EFBIG (SIGXFSZ ignored, so the write returns its error rather
+// than killing the process), as they would with ENOSPC.
+std::function<void()> disk_full_after(rlim_t bytes) {
+  return [bytes] {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{bytes, bytes};
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(98);
+  };
+}
+
+// Whether a child process can mount a private read-only file system here.
+bool can_mount_read_only(const std::string& dir) {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(mount_read_only_privately(dir) ? 0 : 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 }  // namespace
 
@@ -290,4 +326,189 @@ TEST_CASE("skein -o: render writes a regular file atomically and a device throug
   CHECK(through.exit_code == 0);
   CHECK(node_type(device) == S_IFCHR);
   CHECK_FALSE(has_temporaries(dir));
+}
+
+// An output in a folder where no file can be created, root included: a
+// read-only file system mounted for the commands alone where the test may
+// mount one, else /sys (sysfs lets nobody create a file). The error is the
+// creation of the temporary file, with the system's reason and the folder,
+// never "cannot remove the old temporary file" (there was none).
+TEST_CASE("skein -o: on a read-only file system the error names the temporary file's creation") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, kTrace);
+  REQUIRE(run_process({kSkein, "import", trace, "-o", db}).exit_code == 0);
+  const std::string read_only = dir.file("read-only");
+  REQUIRE(mkdir(read_only.c_str(), 0755) == 0);
+  const bool mounted = can_mount_read_only(read_only);
+  const std::string folder = mounted ? read_only : "/sys";
+  const std::string reason = mounted ? "Read-only file system" : "Permission denied";
+  const auto in_child = [&] {
+    if (mounted && !mount_read_only_privately(read_only)) _exit(99);
+  };
+  INFO("folder " << folder);
+
+  const std::vector<std::vector<std::string>> commands = {
+      {kSkein, "import", trace, "-o", folder + "/out.db"},
+      {kSkein, "export", db, "--format", "sexp", "-o", folder + "/out.sexp"},
+      {kSkein, "render", db, "-o", folder + "/out.png", "--width", "400", "--height", "300"},
+  };
+  for (const auto& command : commands) {
+    const std::string target = command[command[1] == "render" ? 4 : command.size() - 1];
+    INFO(command[1]);
+    const auto r = run_process(command, {}, {}, in_child);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(target + ": ") &&
+                          Catch::Contains("cannot create its temporary file " +
+                                          target.substr(folder.size() + 1) + ".tmp-") &&
+                          Catch::Contains(" in the folder " + folder + ": " + reason + "\n"));
+    CHECK_THAT(r.err, !Catch::Contains("remove"));
+    CHECK_FALSE(skein::test::file_exists(target));
+  }
+}
+
+// NAME.tmp-PID would pass NAME_MAX (255 on Linux) for names from 246
+// bytes on: the temporary name is shortened instead, and the output is
+// written under its own name all the same. (A database's name stops at
+// 247 bytes, room left for SQLite's -journal: tests/recorder/store.)
+TEST_CASE("skein -o: output names of 246 to 255 bytes are written under shortened temporary names") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, kTrace);
+  const std::string expected = exported_to_stdout(trace);
+  for (std::size_t length = 246; length <= 255; ++length) {
+    INFO(length);
+    const std::string exported = dir.file(std::string(length - 5, 'e') + ".sexp");
+    skein::test::write_file(exported, "older contents\n");
+    const auto e = run_process({kSkein, "export", trace, "--format", "sexp", "-o", exported});
+    CHECK(e.exit_code == 0);
+    CHECK(e.err.empty());
+    CHECK(read_all(exported) == expected);
+
+    const std::string database = dir.file(std::string(std::min<std::size_t>(length, 247) - 3, 'd') + ".db");
+    const auto i = run_process({kSkein, "import", trace, "-o", database});
+    CHECK(i.exit_code == 0);
+    CHECK(i.err.empty());
+    CHECK(run_process({kSkein, "info", database}).exit_code == 0);
+
+    const std::string image = dir.file(std::string(length - 4, 'r') + ".svg");
+    const auto r = run_process({kSkein, "render", database, "-o", image, "--width", "400", "--height", "300"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(read_all(image), Catch::StartsWith("<?xml"));
+  }
+  CHECK_FALSE(has_temporaries(dir));
+}
+
+// `-o` naming the command's own input, by whatever name: the same string,
+// ./NAME, a hard link, a symbolic link, standard input, or the cache
+// database a TRACE is read through. Refused with one message (exit 2),
+// and the input keeps its bytes.
+TEST_CASE("skein -o: an output that names an input by any name is refused and the input kept") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  skein::test::write_file(trace, kTrace);
+  const std::string hard = dir.file("hard.sexp");
+  REQUIRE(link(trace.c_str(), hard.c_str()) == 0);
+  const std::string soft = dir.file("soft.sexp");
+  REQUIRE(symlink("t.sexp", soft.c_str()) == 0);
+  const std::string dotted = dir.path() + "/./t.sexp";
+
+  for (const std::string& output : {trace, dotted, hard, soft}) {
+    INFO(output);
+    const auto imported = run_process({kSkein, "import", trace, "-o", output});
+    CHECK(imported.exit_code == 2);
+    CHECK(imported.out.empty());
+    CHECK(imported.err == output + ": is the input " + trace + " itself (the same file); choose another output\n");
+    CHECK(read_all(trace) == kTrace);
+
+    const auto exported = run_process({kSkein, "export", trace, "--format", "sexp", "-o", output});
+    CHECK(exported.exit_code == 2);
+    CHECK(exported.err == output + ": is the input " + trace + " itself (the same file); choose another output\n");
+    CHECK(read_all(trace) == kTrace);
+  }
+  // Standard input is an input too.
+  const auto from_stdin = run_process({"/bin/sh", "-c", "exec \"$0\" import - -o \"$1\" < \"$1\"", kSkein, dotted});
+  CHECK(from_stdin.exit_code == 2);
+  CHECK(from_stdin.err == dotted + ": is the input <stdin> itself (the same file); choose another output\n");
+  CHECK(read_all(trace) == kTrace);
+
+  // The cache database a TRACE is read through, named or through a link.
+  const std::string cache = trace + ".skein.db";
+  const std::string cache_link = dir.file("cache-link.svg");
+  REQUIRE(symlink("t.sexp.skein.db", cache_link.c_str()) == 0);
+  const auto over_cache = run_process({kSkein, "export", trace, "--format", "sexp", "-o", cache});
+  CHECK(over_cache.exit_code == 2);
+  CHECK(over_cache.err == cache + ": is the input " + cache + " itself (the same file); choose another output\n");
+  const std::string cache_bytes = read_all(cache);
+  CHECK_THAT(cache_bytes, Catch::StartsWith("SQLite format 3"));
+  const auto render_over_cache = run_process({kSkein, "render", trace, "-o", cache_link, "--width", "400", "--height", "300"});
+  CHECK(render_over_cache.exit_code == 2);
+  CHECK_THAT(render_over_cache.err, Catch::Contains(cache_link + ": is the input " + cache + " itself"));
+  CHECK(read_all(cache) == cache_bytes);
+
+  // render: a trace whose name is an image's.
+  const std::string image_named = dir.file("t.svg");
+  skein::test::write_file(image_named, kTrace);
+  const auto rendered = run_process({kSkein, "render", image_named, "-o", dir.path() + "/./t.svg", "--width", "400", "--height", "300"});
+  CHECK(rendered.exit_code == 2);
+  CHECK_THAT(rendered.err, Catch::Contains(dir.path() + "/./t.svg: is the input " + image_named + " itself"));
+  CHECK(read_all(image_named) == kTrace);
+  CHECK_FALSE(has_temporaries(dir));
+}
+
+// A full disk midway through every writer: a non-zero exit status, the old
+// file's bytes as they were, and no temporary file left behind.
+TEST_CASE("skein -o: a write that fails midway on a full disk exits non-zero and keeps the old file") {
+  TempDir dir;
+  const std::string trace = dir.file("t.sexp");
+  // Threads with labels of their own that run for 3 µs each, so that
+  // every format has a line per thread to write.
+  std::string text = "(skein-trace 1 (process \"t\") (pid 1))\n(spawn 10 1 0 task)\n";
+  std::int64_t at = 100;
+  for (int i = 2; i <= 400; ++i, at += 4000) {
+    const std::string id = std::to_string(i);
+    const auto time = [&](std::int64_t offset) { return std::to_string(at + offset); };
+    text += "(spawn " + time(0) + " " + id + " 1 task)\n(label " + time(0) + " " + id + " \"worker-" + id +
+            "\")\n(switch " + time(10) + " " + id + ")\n(switch " + time(3010) + " -1)\n(resolve " + time(3010) +
+            " " + id + " -1 ok)\n";
+  }
+  text += "(end " + std::to_string(at) + ")\n";
+  skein::test::write_file(trace, text);
+  const std::string db = dir.file("t.db");
+  REQUIRE(run_process({kSkein, "import", trace, "-o", db}).exit_code == 0);
+  const std::string old_bytes = "an older file, which must survive\n";
+
+  const std::vector<std::pair<std::string, std::vector<std::string>>> writers = {
+      {"out.json", {kSkein, "export", db, "--format", "chrome", "-o"}},
+      {"out.folded", {kSkein, "export", db, "--format", "folded", "-o"}},
+      {"out.sexp", {kSkein, "export", db, "--format", "sexp", "-o"}},
+      {"out.sexp.gz", {kSkein, "export", db, "--format", "sexp", "-o"}},
+      {"out.db", {kSkein, "import", trace, "-o"}},
+      {"out.png", {kSkein, "render", db, "--width", "800", "--height", "600", "-o"}},
+      {"out.svg", {kSkein, "render", db, "--width", "800", "--height", "600", "-o"}},
+  };
+  for (const auto& [name, command] : writers) {
+    INFO(name);
+    const std::string target = dir.file(name);
+    skein::test::write_file(target, old_bytes);
+    std::vector<std::string> argv = command;
+    argv.push_back(target);
+    // Without the limit, the output is larger than it: the limit does bite.
+    const std::string unlimited = dir.file("unlimited-" + name);
+    std::vector<std::string> free_argv = command;
+    free_argv.push_back(unlimited);
+    REQUIRE(run_process(free_argv).exit_code == 0);
+    struct stat st {};
+    REQUIRE(stat(unlimited.c_str(), &st) == 0);
+    REQUIRE(st.st_size > 1024);
+    REQUIRE(unlink(unlimited.c_str()) == 0);
+
+    const auto r = run_process(argv, {}, {}, disk_full_after(1024));
+    CHECK(r.exit_code != 0);
+    CHECK(r.exit_code != -1);
+    CHECK_FALSE(r.err.empty());
+    CHECK(read_all(target) == old_bytes);
+    CHECK_FALSE(has_temporaries(dir));
+  }
 }

@@ -69,3 +69,19 @@ TEST_CASE("trace completeness: records the recorder dropped, in a ring-mode trac
   CHECK(trace_completeness_notice(one) ==
         "The recorder dropped 1 record: causes and effects around the gaps may be missing.");
 }
+
+TEST_CASE("trace completeness: lost records whose sum saturates are dropped at least so many", "[notice]") {
+  const TraceCompleteness c = completeness_of(
+      "(skein-trace 1)\n" + kBody +
+      "(lost 22 9223372036854775807)\n(lost 23 9223372036854775807)\n(lost 24 9223372036854775807)\n(end 30)\n");
+  CHECK(c.lost_records == INT64_MAX);
+  CHECK(c.lost_records_saturated);
+  CHECK(trace_completeness_notice(c) ==
+        "The recorder dropped at least 9,223,372,036,854,775,807 records: causes and effects around the gaps may be "
+        "missing.");
+  const TraceCompleteness exact =
+      completeness_of("(skein-trace 1)\n" + kBody + "(lost 22 9223372036854775807)\n(end 30)\n");
+  CHECK_FALSE(exact.lost_records_saturated);
+  CHECK(trace_completeness_notice(exact) ==
+        "The recorder dropped 9,223,372,036,854,775,807 records: causes and effects around the gaps may be missing.");
+}
