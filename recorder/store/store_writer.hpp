@@ -1,14 +1,20 @@
 // store_writer.hpp — writes one trace database (SCHEMA.md) in one
-// transaction: the events batch by batch as they are parsed, then the
-// derived model, the warnings and the meta, and last the stamp
-// (user_version, application_id) that marks the file complete.
+// transaction: the events batch by batch as they are parsed (with the
+// counters table, their counter records, and the activations and event
+// blocks derived so far), then the rest of the derived model, the warnings
+// and the meta, and last the stamp (user_version, application_id) that
+// marks the file complete. Nothing here grows with the trace: a batch in,
+// a batch written.
 //
 // Speed is the point here (the import's target is a million records a
 // second end to end), so:
-//   - every table is written in the order of its key, so every insert is an
-//     append to the right edge of its B-tree: events and threads by rowid,
-//     the WITHOUT ROWID tables by their primary key (ModelDerivation sorts
-//     them), the R*Tree packed in one go (rtree_bulk_load.hpp);
+//   - every table but counters is written in the order of its key, so every
+//     insert is an append to the right edge of its B-tree: events,
+//     activations, event blocks and threads by rowid, the R*Tree packed in
+//     one go (rtree_bulk_load.hpp). Counters go in as their records come,
+//     each batch's sorted by the key (name, time, value, event): times do
+//     not decrease in a valid trace, so each counter's rows land at the
+//     right edge of its own range of the key, a page SQLite's cache holds;
 //   - no CREATE INDEX runs: each query the viewer makes is served by a
 //     table's own key (SCHEMA.md, "Indexes");
 //   - rows go in through multi-row INSERTs (bulk_insert.hpp).
@@ -37,12 +43,15 @@ class StoreWriter {
   ~StoreWriter();
 
   // The next events, in trace order: their ids continue from the last
-  // ones added (the rows' own ids are not read).
+  // ones added (the rows' own ids are not read). Their counter records go
+  // into the counters table too.
   [[nodiscard]] Status add_events(const TraceEventList& events);
   // Activations, in event order, continuing those already added.
   [[nodiscard]] Status add_activations(const std::vector<ActivationRow>& activations);
-  // Everything derived, once every event is in (its activations are the
-  // last ones).
+  // Event blocks, by id, continuing those already added.
+  [[nodiscard]] Status add_blocks(const std::vector<EventBlockRow>& blocks);
+  // Everything else derived, once every event is in (its activations and
+  // blocks are the last ones).
   [[nodiscard]] Status add_model(const DerivedModel& model);
   [[nodiscard]] Status add_warning(std::string_view kind, std::optional<EventId> event,
                                    std::string_view message);
@@ -52,10 +61,14 @@ class StoreWriter {
   [[nodiscard]] Status finish();
 
   [[nodiscard]] std::uint64_t events_written() const;
+  // True when the last failure was SQLite running out of memory.
+  [[nodiscard]] bool out_of_memory() const;
 
  private:
   struct State;
   explicit StoreWriter(std::unique_ptr<State> s);
+  // The counter records among `events`, the last added.
+  [[nodiscard]] Status add_counters(const TraceEventList& events);
   std::unique_ptr<State> s_;
 };
 

@@ -8,11 +8,15 @@
 //   TraceSource::next()  (trace_source.hpp)
 //   -> TraceEvent rows, owned   --queue-->  StoreWriter::add_events
 //   -> ModelDerivation::add                    (SQLite, one transaction)
-//      (closed activations ride along
-//       with each batch)
+//      (closed activations and event
+//       blocks ride along with each
+//       batch; counter records are
+//       events the writer also puts in
+//       the counters table)
 //   at the end: ModelDerivation::finish  -->  StoreWriter::add_model, meta,
-//               (sorting, on the parser's       warnings, stamp, COMMIT
-//               core while the writer drains) OutputFile::commit (rename)
+//               (sorting the threads, on the    warnings, stamp, COMMIT
+//               parser's core while the         OutputFile::commit (rename)
+//               writer drains)
 //
 // SQLite's inserts are the bottleneck, so everything else (parsing,
 // deriving, sorting) happens on the other core; the queue is bounded (a few
@@ -24,7 +28,15 @@
 // database_replacement.hpp do it). TARGET must be a regular file or
 // nothing: a device, a FIFO or a symbolic link there is refused, never
 // replaced. A failure or a cancellation removes the temporary file; TARGET
-// is never touched unless the import succeeds.
+// is never touched unless the import succeeds. Running out of memory is
+// such a failure too (Failure::out_of_memory, "out of memory while
+// importing, after N records"), on either thread: std::bad_alloc is caught,
+// the parser stopped, the temporary file removed.
+//
+// Memory is bounded by what the import needs, not by the trace: the queue's
+// few batches, SQLite's page cache (128 MiB), and the derived rows that
+// grow with threads and sites (model_derivation.hpp); counter records,
+// activations and event blocks are written batch by batch.
 //
 // Errors and warnings. The import stops at the trace's first error
 // (FILE:LINE:COL, or FILE: byte N for CTF). Inconsistent records are kept
@@ -97,6 +109,7 @@ struct ImportResult {
     invalid,     // the trace has an error, its format unknown included (or, with strict, a warning)
     database,    // the database cannot be written
     cancelled,
+    out_of_memory,  // an allocation failed, in the parser, the writer or SQLite
   };
   Failure failure = Failure::none;
   Diagnostic error;  // when failure != none
