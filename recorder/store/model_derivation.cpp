@@ -356,7 +356,7 @@ struct ModelDerivation::State {
     uf[std::max(a, b)] = std::min(a, b);  // the older thread represents the group
   }
 
-  // The counters table is the counter records as they are (store_writer.hpp).
+  // The counters table is the counter records as they are (counter_runs.hpp).
   void on(const CounterRecord&) {}
   void on(const IdleRecord& r) { run(kNone, r.time); }
   void on(const GcRecord&) {}

@@ -1,8 +1,8 @@
 // model_derivation.hpp — derives the trace model the viewer and the lints
 // read (threads, activations, sites, the event block index) from the record
 // stream, in one pass, in record order. The counters table needs no
-// derivation: it is the counter records themselves, written with the events
-// (store_writer.hpp).
+// derivation: it is the counter records themselves, gathered in sorted runs
+// of bounded size (counter_runs.hpp).
 //
 // The store (trace_import.hpp) feeds every record to add() and writes what
 // finish() returns; no SQL here, so the rules below are tested on plain
@@ -50,7 +50,7 @@
 // an index slot, a span each, and the texts a thread keeps: its kind, first
 // label and failure) and with sites, never with records: activations and
 // event blocks are handed over as they close (take_activations,
-// take_blocks), counter records are not held at all, and warnings are kept
+// take_blocks), counter records are not held here, and warnings are kept
 // up to kMaxKeptWarnings. A text is interned only for a row that keeps it.
 #pragma once
 
@@ -73,7 +73,7 @@ namespace skein {
 // A record's position in the trace, from 1: events.id in the database.
 using EventId = std::int64_t;
 
-// Texts (kinds, labels, failure messages, counter names, site files and
+// Texts (kinds, labels, failure messages, site files and
 // functions) are stored once; 0 is "none".
 using TextId = std::uint32_t;
 inline constexpr TextId kNoText = 0;

@@ -12,8 +12,6 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <compare>
-#include <vector>
 
 #include "recorder/store/bulk_insert.hpp"
 #include "recorder/store/rtree_bulk_load.hpp"
@@ -21,16 +19,6 @@
 #include "recorder/store/store_schema.hpp"
 
 namespace skein {
-
-// A counter record, as the counters table keys it; the name views the
-// batch's event.
-struct CounterKey {
-  std::string_view name;
-  TimeNs time = 0;
-  std::int64_t value = 0;
-  EventId event = 0;
-  auto operator<=>(const CounterKey&) const = default;
-};
 
 struct StoreWriter::State {
   State(SqliteDatabase d, BulkInsert e, BulkInsert a, BulkInsert c, BulkInsert b, SqliteStatement m,
@@ -51,7 +39,6 @@ struct StoreWriter::State {
   std::optional<BulkInsert> blocks;
   std::optional<SqliteStatement> meta;
   std::optional<SqliteStatement> warning;
-  std::vector<CounterKey> batch_counters;  // reused from batch to batch
   std::uint64_t events_written = 0;
   bool finished = false;
 };
@@ -110,21 +97,13 @@ Status StoreWriter::add_events(const TraceEventList& events) {
       sqlite3_last_insert_rowid(s_->db.handle()) != static_cast<std::int64_t>(s_->events_written))
     return file_error(s_->db.name(), "internal error: event " + std::to_string(s_->events_written) +
                                          " was not stored as row " + std::to_string(s_->events_written));
-  return add_counters(events);
+  return {};
 }
 
-Status StoreWriter::add_counters(const TraceEventList& events) {
-  std::vector<CounterKey>& rows = s_->batch_counters;
-  rows.clear();
-  auto id = static_cast<EventId>(s_->events_written - events.size());
-  for (const TraceEvent& e : events.events()) {
-    ++id;
-    if (e.head == RecordHead::counter) rows.push_back(CounterKey{e.text, e.time, e.value, id});
-  }
-  if (rows.empty()) return {};
-  if (!std::is_sorted(rows.begin(), rows.end())) std::sort(rows.begin(), rows.end());
-  return s_->counters->insert(rows, [](SqliteStatement& q, int p, const CounterKey& c) {
-    q.bind(p, c.name);
+Status StoreWriter::add_counters(const CounterRun& run) {
+  const TextPool& names = run.names;
+  return s_->counters->insert(run.rows, [&names](SqliteStatement& q, int p, const CounterRow& c) {
+    q.bind(p, names.get(c.name));
     q.bind(p + 1, c.time);
     q.bind(p + 2, c.value);
     q.bind(p + 3, c.event);

@@ -1,20 +1,19 @@
 // store_writer.hpp — writes one trace database (SCHEMA.md) in one
 // transaction: the events batch by batch as they are parsed (with the
-// counters table, their counter records, and the activations and event
-// blocks derived so far), then the rest of the derived model, the warnings
-// and the meta, and last the stamp (user_version, application_id) that
-// marks the file complete. Nothing here grows with the trace: a batch in,
-// a batch written.
+// activations and event blocks derived so far, and the counters table's
+// rows run by run: counter_runs.hpp), then the rest of the derived model,
+// the warnings and the meta, and last the stamp (user_version,
+// application_id) that marks the file complete. Nothing here grows with
+// the trace: a batch in, a batch written.
 //
 // Speed is the point here (the import's target is a million records a
 // second end to end), so:
-//   - every table but counters is written in the order of its key, so every
-//     insert is an append to the right edge of its B-tree: events,
-//     activations, event blocks and threads by rowid, the R*Tree packed in
-//     one go (rtree_bulk_load.hpp). Counters go in as their records come,
-//     each batch's sorted by the key (name, time, value, event): times do
-//     not decrease in a valid trace, so each counter's rows land at the
-//     right edge of its own range of the key, a page SQLite's cache holds;
+//   - every table is written in the order of its key, so every insert is
+//     an append to the right edge of its B-tree: events, activations, event
+//     blocks and threads by rowid, counters by their key in sorted runs (a
+//     trace with more than one run appends each later run at the right edge
+//     of each counter's range), the R*Tree packed in one go
+//     (rtree_bulk_load.hpp);
 //   - no CREATE INDEX runs: each query the viewer makes is served by a
 //     table's own key (SCHEMA.md, "Indexes");
 //   - rows go in through multi-row INSERTs (bulk_insert.hpp).
@@ -28,6 +27,7 @@
 #include <string_view>
 
 #include "recorder/format/diagnostic.hpp"
+#include "recorder/store/counter_runs.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
 
@@ -43,9 +43,10 @@ class StoreWriter {
   ~StoreWriter();
 
   // The next events, in trace order: their ids continue from the last
-  // ones added (the rows' own ids are not read). Their counter records go
-  // into the counters table too.
+  // ones added (the rows' own ids are not read).
   [[nodiscard]] Status add_events(const TraceEventList& events);
+  // A run of counter rows, sorted (counter_runs.hpp).
+  [[nodiscard]] Status add_counters(const CounterRun& run);
   // Activations, in event order, continuing those already added.
   [[nodiscard]] Status add_activations(const std::vector<ActivationRow>& activations);
   // Event blocks, by id, continuing those already added.
@@ -67,8 +68,6 @@ class StoreWriter {
  private:
   struct State;
   explicit StoreWriter(std::unique_ptr<State> s);
-  // The counter records among `events`, the last added.
-  [[nodiscard]] Status add_counters(const TraceEventList& events);
   std::unique_ptr<State> s_;
 };
 

@@ -28,17 +28,19 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kBatchRows = 16384;
 constexpr std::size_t kBatches = 4;  // in flight between the threads, at most
 
-// One batch of the queue: events in trace order, their texts owned, and
-// the activations and event blocks that closed while they were parsed
-// (written after them).
+// One batch of the queue: events in trace order, their texts owned, the
+// activations and event blocks that closed while they were parsed, and the
+// runs of counter rows that filled meanwhile (written after them).
 struct ImportBatch {
   TraceEventList events;
   std::vector<ActivationRow> activations;
   std::vector<EventBlockRow> blocks;
+  std::vector<std::unique_ptr<CounterRun>> counters;
   void clear() {
     events.clear();
     activations.clear();
     blocks.clear();
+    counters.clear();
   }
 };
 
@@ -111,6 +113,7 @@ struct ParseOutcome {
   ImportResult::Failure failure = ImportResult::Failure::none;
   Diagnostic error;
   std::optional<DerivedModel> model;
+  std::vector<std::unique_ptr<CounterRun>> last_counters;  // the last runs, sorted while the writer drains
   std::vector<DerivationWarningRow> derivation_warnings;
   std::uint64_t derivation_warning_count = 0;
 };
@@ -119,6 +122,7 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
                    std::atomic<std::uint64_t>& bytes_done, std::atomic<std::uint64_t>& records_done,
                    std::atomic<bool>& stop, ParseOutcome& out) {
   ModelDerivation derivation([&source] { return source.record_location(); });
+  CounterRuns counters;
   std::unique_ptr<ImportBatch> batch = queue.take_free();
   const auto fail = [&](ImportResult::Failure f, Diagnostic d) {
     out.failure = f;
@@ -134,6 +138,8 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
     const Record& record = source.record();
     batch->events.push_back(trace_event_of(record));
     derivation.add(record);
+    if (const auto* c = std::get_if<CounterRecord>(&record))
+      counters.add(c->name, c->time, c->value, static_cast<EventId>(derivation.records()));
     if (options.strict && (derivation.warning_count() > 0 || source.warning_count() > 0)) {
       Diagnostic d = source.warning_count() > 0 ? source.warnings().front()
                                                 : derivation.warnings().front().diagnostic;
@@ -145,6 +151,7 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
     if (batch->events.size() == kBatchRows) {
       derivation.take_activations(batch->activations);
       derivation.take_blocks(batch->blocks);
+      batch->counters = counters.take_full();
       bytes_done.store(source.bytes_consumed(), std::memory_order_relaxed);
       records_done.store(derivation.records(), std::memory_order_relaxed);
       queue.push_full(std::move(batch));
@@ -166,6 +173,7 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
   if (batch != nullptr && !batch->events.empty()) {
     derivation.take_activations(batch->activations);
     derivation.take_blocks(batch->blocks);
+    batch->counters = counters.take_full();
     queue.push_full(std::move(batch));
   }
   bytes_done.store(source.bytes_consumed(), std::memory_order_relaxed);
@@ -176,6 +184,7 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
     out.derivation_warnings = derivation.warnings();
     out.derivation_warning_count = derivation.warning_count();
     out.model = derivation.finish(rtree_node_bytes(static_cast<std::size_t>(options.page_size)));
+    out.last_counters = counters.finish();
   }
 }
 
@@ -192,6 +201,7 @@ void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& opti
     // What the parser held is freed by now; the message is made by the
     // calling thread.
     out.model.reset();
+    out.last_counters.clear();
     out.failure = ImportResult::Failure::out_of_memory;
   }
   queue.close();
@@ -345,6 +355,8 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
       written = writer.value().add_events(batch->events);
       if (written.ok()) written = writer.value().add_activations(batch->activations);
       if (written.ok()) written = writer.value().add_blocks(batch->blocks);
+      for (const auto& run : batch->counters)
+        if (written.ok()) written = writer.value().add_counters(*run);
       events_written_at = std::chrono::duration<double>(Clock::now() - started).count();
       if (!written.ok()) {
         written_out_of_memory = writer.value().out_of_memory();
@@ -385,6 +397,7 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
     if (!s.ok() && written.ok()) written = std::move(s);
   };
   check(w.add_model(model));
+  for (const auto& run : parsed.last_counters) check(w.add_counters(*run));
   if (!written.ok() && w.out_of_memory())
     return out_of_memory_failure(source->name(), records_done, "SQLite: " + written.error().to_string());
   report.model_written_at = std::chrono::duration<double>(Clock::now() - started).count();

@@ -10,13 +10,13 @@
 //   -> ModelDerivation::add                    (SQLite, one transaction)
 //      (closed activations and event
 //       blocks ride along with each
-//       batch; counter records are
-//       events the writer also puts in
-//       the counters table)
-//   at the end: ModelDerivation::finish  -->  StoreWriter::add_model, meta,
-//               (sorting the threads, on the    warnings, stamp, COMMIT
-//               parser's core while the         OutputFile::commit (rename)
-//               writer drains)
+//       batch, and a sorted run of
+//       counter rows when one fills:
+//       counter_runs.hpp)
+//   at the end: ModelDerivation::finish  -->  StoreWriter::add_model, the
+//               and the last counter run        last counters, meta, warnings,
+//               (sorting, on the parser's       stamp, COMMIT
+//               core while the writer drains)   OutputFile::commit (rename)
 //
 // SQLite's inserts are the bottleneck, so everything else (parsing,
 // deriving, sorting) happens on the other core; the queue is bounded (a few
@@ -34,9 +34,10 @@
 // the parser stopped, the temporary file removed.
 //
 // Memory is bounded by what the import needs, not by the trace: the queue's
-// few batches, SQLite's page cache (128 MiB), and the derived rows that
-// grow with threads and sites (model_derivation.hpp); counter records,
-// activations and event blocks are written batch by batch.
+// few batches, SQLite's page cache (128 MiB), a run of counter rows (32
+// MiB, counter_runs.hpp), and the derived rows that grow with threads and
+// sites (model_derivation.hpp); activations and event blocks are written
+// batch by batch, counters run by run.
 //
 // Errors and warnings. The import stops at the trace's first error
 // (FILE:LINE:COL, or FILE: byte N for CTF). Inconsistent records are kept
