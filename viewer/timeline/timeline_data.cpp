@@ -40,6 +40,12 @@ class Interner {
     index_.emplace(std::string(s), i);
     return i;
   }
+  // Room for `more` strings, so that a table of many distinct ones is not
+  // rehashed as it grows.
+  void reserve(std::size_t more) {
+    strings_.reserve(strings_.size() + more);
+    index_.reserve(index_.size() + more);
+  }
 
  private:
   std::vector<std::string>& strings_;
@@ -504,6 +510,10 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   if (Status s = read_activations(db, data, activation_starts); !s.ok()) return s.error();
   std::vector<TimeNs> idle_starts;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> labels;
+  // Labels are the strings a trace can have most of (a thread may be
+  // labelled a million times): room for them up front.
+  if (auto label_records = db.query_int("SELECT records FROM heads WHERE name = 'label'"); label_records)
+    strings.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(label_records.value(), 0, 1 << 24)));
   if (Status s = read_events(db, strings, data, idle_starts, labels); !s.ok()) return s.error();
   join_labels(labels, strings, data);
   derive_idle(activation_starts, idle_starts, data);
