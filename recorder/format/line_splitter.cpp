@@ -27,6 +27,14 @@ LineSplitter& LineSplitter::operator=(LineSplitter&&) noexcept = default;
 
 std::uint64_t LineSplitter::bytes_consumed() const { return source_->raw_offset(); }
 
+std::string LineSplitter::too_long_message() const {
+  std::string message = "line longer than 1 MiB (" + std::to_string(kMaxLineBytes) + " bytes)";
+  if (gave_up_)
+    message += ", with no end in the next " + std::to_string(kMaxSkippedLineBytes / (1024 * 1024)) +
+               " MiB: the rest of the input is not read";
+  return message;
+}
+
 // Reads more input after buffer_[filled_]; moves unconsumed bytes to the
 // front first.
 LineSplitter::Fill LineSplitter::fill() {
@@ -65,12 +73,19 @@ LineSplitter::Event LineSplitter::next() {
       scanned_ = filled_;
       if (!eof_) {
         // (+ 1: the line's bytes may end in the CR of a CRLF.)
-        if (filled_ - pos_ > kMaxLineBytes + 1) {
-          // Drop the long line's bytes so far; keep skipping to its end.
-          pos_ = scanned_ = filled_;
+        if (skipping_long_line_ || filled_ - pos_ > kMaxLineBytes + 1) {
+          // Drop the long line's bytes so far; keep skipping to its end,
+          // as far as kMaxSkippedLineBytes past the limit (invariant 5).
           if (!skipping_long_line_) {
             skipping_long_line_ = true;
+            skipped_ = 0;
             ++line_;
+          }
+          skipped_ += filled_ - pos_;
+          pos_ = scanned_ = filled_;
+          if (skipped_ > kMaxLineBytes + kMaxSkippedLineBytes) {
+            done_ = gave_up_ = true;
+            skipping_long_line_ = false;
             return Event::too_long;
           }
         }
@@ -83,7 +98,12 @@ LineSplitter::Event LineSplitter::next() {
       }
       // End of input: what is left is a last line without a newline.
       done_ = true;
-      if (pos_ == filled_ || skipping_long_line_) return Event::end;
+      if (skipping_long_line_) {
+        skipping_long_line_ = false;
+        unterminated_ = true;
+        return Event::too_long;
+      }
+      if (pos_ == filled_) return Event::end;
       ++line_;
       text_ = without_cr(std::string_view(base + pos_, filled_ - pos_));
       unterminated_ = true;
@@ -95,7 +115,8 @@ LineSplitter::Event LineSplitter::next() {
     pos_ = scanned_ = at + 1;
     if (skipping_long_line_) {
       skipping_long_line_ = false;
-      continue;
+      unterminated_ = false;
+      return Event::too_long;  // numbered when its skipping began
     }
     ++line_;
     text_ = without_cr(text);

@@ -7,8 +7,12 @@
 // line means. The buffer starts small (traces in tests and fuzzing are tiny),
 // doubles while reads keep filling it, and only grows past a chunk while one
 // line is longer than half of it, so memory is bounded by kMaxLineBytes, never
-// by the file. A line longer than kMaxLineBytes is reported once (too_long)
-// and its bytes are dropped up to its newline.
+// by the file. A line longer than kMaxLineBytes has its bytes dropped up to
+// its newline and is reported once (too_long) when that newline comes. The
+// dropping is bounded too: a line with no newline in the kMaxSkippedLineBytes
+// past the limit (/dev/zero, a pipe of endless bytes, a gzip bomb of one
+// line) is reported then, and ends the input (gave_up()), so no input makes
+// the splitter read without end between two events.
 //
 // Invariants:
 //   1. Lines come out in file order, numbered from 1; a too_long line takes a
@@ -17,14 +21,17 @@
 //      removed. It stays valid until the next call to next(), and is at most
 //      kMaxLineBytes long (longer lines are too_long, however they arrive).
 //   3. Only the last line can be unterminated() (no newline before the end).
-//   4. After end or read_error, next() gives end forever; every other event
-//      consumes input or reports an event that happens once (cut_short), so
-//      the caller's loop terminates.
+//   4. After end, read_error or a too_long that gave_up(), next() gives
+//      end forever; every other event consumes input or reports an event
+//      that happens once (cut_short), so the caller's loop terminates.
+//   5. Between two events the splitter reads at most kMaxLineBytes +
+//      kMaxSkippedLineBytes bytes plus one read's worth.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -34,12 +41,16 @@
 namespace skein {
 
 inline constexpr std::size_t kMaxLineBytes = 1024 * 1024;
+// How far past kMaxLineBytes a too-long line is dropped while looking for
+// its end before the splitter gives up on the input.
+inline constexpr std::size_t kMaxSkippedLineBytes = 16 * 1024 * 1024;
 
 class LineSplitter {
  public:
   enum class Event : std::uint8_t {
     line,        // text() holds the next line
     too_long,    // line number line_number() is longer than kMaxLineBytes: skipped
+                 // (final when gave_up())
     cut_short,   // the compressed input stops early (once, before the last line)
     read_error,  // read_error() says why; final
     end,         // the end of the input; final
@@ -59,6 +70,12 @@ class LineSplitter {
   // the first.
   [[nodiscard]] std::uint64_t line_number() const { return line_; }
   [[nodiscard]] const Diagnostic& read_error() const { return error_; }
+  // True after a too_long line whose newline did not come within
+  // kMaxSkippedLineBytes past the limit: the input ends there.
+  [[nodiscard]] bool gave_up() const { return gave_up_; }
+  // What a reader says of the too_long line last returned (at its column
+  // kMaxLineBytes + 1), the same for every line-based format.
+  [[nodiscard]] std::string too_long_message() const;
   // Bytes consumed from the underlying file (compressed bytes for gzip).
   [[nodiscard]] std::uint64_t bytes_consumed() const;
 
@@ -77,6 +94,8 @@ class LineSplitter {
   bool last_read_filled_ = false;
   bool done_ = false;
   bool skipping_long_line_ = false;
+  bool gave_up_ = false;
+  std::uint64_t skipped_ = 0;  // bytes of the long line dropped so far
   bool unterminated_ = false;
   std::uint64_t line_ = 0;
   std::string_view text_;

@@ -113,9 +113,11 @@ struct TraceReader::State {
           continue;
         }
         case LineSplitter::Event::too_long:
+          // A bad header is fatal; so is a line that never ends (the
+          // splitter gave up on the input).
+          if (!have_header || lines.gave_up()) done = true;
           // The column of the first byte past the limit, like any other error's.
-          return fail(line(), static_cast<std::uint32_t>(kMaxLineBytes + 1),
-                      "line longer than 1 MiB (1048576 bytes)");
+          return fail(line(), static_cast<std::uint32_t>(kMaxLineBytes + 1), lines.too_long_message());
         case LineSplitter::Event::cut_short:
           truncated = true;
           warn(0, 0, "the compressed stream ends early: the trace was cut short");

@@ -10,7 +10,10 @@
 // Errors. A malformed line is reported as a Diagnostic naming FILE:LINE:COL
 // and the next call to next() goes on with the following line, so a checker
 // can list every error; an importer stops at the first. A bad header is
-// fatal. Warnings, which never stop reading:
+// fatal, a header longer than kMaxLineBytes included, and so is a line
+// with no newline in the kMaxSkippedLineBytes past that limit (/dev/zero, a
+// pipe of endless bytes: line_splitter.hpp gives up on such input), so a
+// checker too stops after bounded work. Warnings, which never stop reading:
 //   - an unknown record head: the line is skipped and counted, and one
 //     warning is given per head name;
 //   - a last line cut mid-record (no newline and not a whole record), or a

@@ -63,9 +63,13 @@ void release_slot(int slot) {
   s.claimed.store(false, std::memory_order_release);
 }
 
-extern "C" void remove_pending_and_die(int sig) {
+void unlink_pending_files() {
   for (Slot& s : g_slots)
     if (s.used.load(std::memory_order_acquire)) unlink(s.path);
+}
+
+extern "C" void remove_pending_and_die(int sig) {
+  unlink_pending_files();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -342,6 +346,8 @@ void PendingFile::discard() {
   unlink(temp_.c_str());
   release_slot(std::exchange(slot_, -1));
 }
+
+void remove_pending_files_now() { unlink_pending_files(); }
 
 void remove_pending_files_on_signals() {
   struct sigaction action {};

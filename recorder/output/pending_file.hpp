@@ -108,5 +108,9 @@ class PendingFile {
 };
 
 void remove_pending_files_on_signals();
+// Unlinks every pending file of the process now, as the handlers do; for a
+// process about to end abruptly (out_of_memory_exit.hpp). Allocates
+// nothing; the PendingFile objects are left as they are.
+void remove_pending_files_now();
 
 }  // namespace skein

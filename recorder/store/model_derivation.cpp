@@ -1,5 +1,5 @@
 // model_derivation.cpp — the one-pass derivation of threads, activations,
-// counters, sites and the event block index; see
+// sites and the event block index; see
 // model_derivation.hpp for the rules, numbered there and cited here.
 #include "recorder/store/model_derivation.hpp"
 
@@ -254,12 +254,16 @@ struct ModelDerivation::State {
   }
 
   void on(const SiteRecord& r) {
-    const SiteRow row{r.site, model.texts.intern(r.file), r.line, model.texts.intern(r.function)};
-    auto [it, inserted] = sites.emplace(r.site, row);
-    if (!inserted && (it->second.file != row.file || it->second.line != row.line ||
-                      it->second.function != row.function))
-      warn(DerivationWarning::site_redeclared,
-           "site " + std::to_string(r.site) + " declared again with other contents: the first is kept");
+    if (const auto it = sites.find(r.site); it != sites.end()) {
+      // Compared, not interned: a site declared again keeps nothing.
+      const SiteRow& first = it->second;
+      if (model.texts.get(first.file) != r.file || first.line != r.line ||
+          model.texts.get(first.function) != r.function)
+        warn(DerivationWarning::site_redeclared,
+             "site " + std::to_string(r.site) + " declared again with other contents: the first is kept");
+      return;
+    }
+    sites.emplace(r.site, SiteRow{r.site, model.texts.intern(r.file), r.line, model.texts.intern(r.function)});
   }
 
   void on(const SpawnRecord& r) {
@@ -353,9 +357,8 @@ struct ModelDerivation::State {
     uf[std::max(a, b)] = std::min(a, b);  // the older thread represents the group
   }
 
-  void on(const CounterRecord& r) {
-    model.counters.push_back(CounterRow{model.texts.intern(r.name), r.time, r.value, event});
-  }
+  // The counters table is the counter records as they are (counter_runs.hpp).
+  void on(const CounterRecord&) {}
   void on(const IdleRecord& r) { run(kNone, r.time); }
   void on(const GcRecord&) {}
   // Held at INT64_MAX, the largest a meta value holds, and marked when
@@ -423,6 +426,11 @@ void ModelDerivation::take_activations(std::vector<ActivationRow>& into) {
   into.insert(into.end(), a.begin(), a.end());
   a.clear();
 }
+void ModelDerivation::take_blocks(std::vector<EventBlockRow>& into) {
+  std::vector<EventBlockRow>& b = s_->model.blocks;
+  into.insert(into.end(), b.begin(), b.end());
+  b.clear();
+}
 std::uint64_t ModelDerivation::warning_count() const { return s_->warning_count; }
 const std::vector<DerivationWarningRow>& ModelDerivation::warnings() const { return s_->warnings; }
 
@@ -440,13 +448,8 @@ DerivedModel ModelDerivation::finish(std::size_t span_node_bytes) {
   const auto by_id = [](const ThreadRow& a, const ThreadRow& b) { return a.id < b.id; };
   if (!std::is_sorted(m.threads.begin(), m.threads.end(), by_id))
     std::sort(m.threads.begin(), m.threads.end(), by_id);
-  // Activations were closed in the order they started: by event already.
-  std::sort(m.counters.begin(), m.counters.end(), [&m](const CounterRow& a, const CounterRow& b) {
-    if (a.name != b.name) return m.texts.get(a.name) < m.texts.get(b.name);
-    if (a.time != b.time) return a.time < b.time;
-    if (a.value != b.value) return a.value < b.value;
-    return a.event < b.event;
-  });
+  // Activations were closed in the order they started, blocks in the order
+  // of their events: by id already.
   m.sites.reserve(s.sites.size());
   for (const auto& [id, row] : s.sites) m.sites.push_back(row);
 

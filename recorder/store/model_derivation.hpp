@@ -1,6 +1,8 @@
 // model_derivation.hpp — derives the trace model the viewer and the lints
-// read (threads, activations, counters, sites, the event block index) from
-// the record stream, in one pass, in record order.
+// read (threads, activations, sites, the event block index) from the record
+// stream, in one pass, in record order. The counters table needs no
+// derivation: it is the counter records themselves, gathered in sorted runs
+// of bounded size (counter_runs.hpp).
 //
 // The store (trace_import.hpp) feeds every record to add() and writes what
 // finish() returns; no SQL here, so the rules below are tested on plain
@@ -44,8 +46,12 @@
 //      times. An activation never ends before it starts (its end is the
 //      later of the two times).
 //
-// Cost: O(1) hash-map work per record; memory grows with threads,
-// activations, labels and counters, not with records.
+// Cost: O(1) hash-map work per record. Memory grows with threads (a row,
+// an index slot, a span each, and the texts a thread keeps: its kind, first
+// label and failure) and with sites, never with records: activations and
+// event blocks are handed over as they close (take_activations,
+// take_blocks), counter records are not held here, and warnings are kept
+// up to kMaxKeptWarnings. A text is interned only for a row that keeps it.
 #pragma once
 
 #include <array>
@@ -67,7 +73,7 @@ namespace skein {
 // A record's position in the trace, from 1: events.id in the database.
 using EventId = std::int64_t;
 
-// Texts (kinds, labels, failure messages, counter names, site files and
+// Texts (kinds, labels, failure messages, site files and
 // functions) are stored once; 0 is "none".
 using TextId = std::uint32_t;
 inline constexpr TextId kNoText = 0;
@@ -122,13 +128,6 @@ struct ActivationRow {
   EventId event = 0;  // the record that made the thread the running one
 };
 
-struct CounterRow {
-  TextId name = kNoText;
-  TimeNs time = 0;
-  std::int64_t value = 0;
-  EventId event = 0;
-};
-
 struct SiteRow {
   SiteId id = 0;
   TextId file = kNoText;
@@ -176,9 +175,8 @@ struct DerivedModel {
   std::vector<ThreadRow> threads;          // by id
   std::vector<ActivationRow> activations;  // by event (so by start: one thread runs at a time),
                                            // those not taken by take_activations
-  std::vector<CounterRow> counters;        // by (name, time, value, event)
   std::vector<SiteRow> sites;              // by id
-  std::vector<EventBlockRow> blocks;       // by id
+  std::vector<EventBlockRow> blocks;       // by id, those not taken by take_blocks
   // thread_spans, the R*Tree over threads: per thread, created to resolved
   // (to the trace's end while pending), packed for the writer.
   PackedRtree thread_spans;
@@ -214,12 +212,15 @@ class ModelDerivation {
   // finish() gives only those closed after the last call. Lets the import
   // write them as it goes rather than hold them all.
   void take_activations(std::vector<ActivationRow>& into);
+  // The same for the event blocks completed so far (every block but the
+  // one the latest record is in).
+  void take_blocks(std::vector<EventBlockRow>& into);
   [[nodiscard]] std::uint64_t warning_count() const;
   // The first kMaxKeptWarnings warnings.
   [[nodiscard]] const std::vector<DerivationWarningRow>& warnings() const;
 
   // Ends the pass: closes the running activation at the trace's end,
-  // settles merged threads from their groups, sorts every table, packs the
+  // settles merged threads from their groups, sorts the threads, packs the
   // threads' R*Tree into nodes of `span_node_bytes`. Call once.
   [[nodiscard]] DerivedModel finish(std::size_t span_node_bytes = rtree_node_bytes(16384));
 

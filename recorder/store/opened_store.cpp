@@ -195,7 +195,8 @@ OpenedStore open_store(const std::string& path, const StoreOpenOptions& options)
     case ImportResult::Failure::unreadable: return fail(OpenedStore::Failure::unreadable, imported.error);
     case ImportResult::Failure::invalid: return fail(OpenedStore::Failure::invalid, imported.error);
     case ImportResult::Failure::database:
-    case ImportResult::Failure::cancelled: return fail(OpenedStore::Failure::database, imported.error);
+    case ImportResult::Failure::cancelled:
+    case ImportResult::Failure::out_of_memory: return fail(OpenedStore::Failure::database, imported.error);
   }
   out.imported = true;
   out.import_report = std::move(imported.report);

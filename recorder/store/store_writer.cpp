@@ -2,10 +2,11 @@
 // the schema, then prepares the statements reused throughout: multi-row
 // INSERTs into events and activations (their ids omitted, so SQLite's next
 // rowid numbers them; sqlite3_last_insert_rowid checks each batch against
-// the count), INSERT OR REPLACE into meta, INSERT into warnings. add_model
-// writes threads, the packed thread_spans R*Tree, the last activations,
-// counters, sites, event_blocks, then UPDATEs heads. finish() stamps the
-// schema, commits, and finalizes the statements before closing.
+// the count), counters and event_blocks, INSERT OR REPLACE into meta,
+// INSERT into warnings. add_model writes threads, the packed thread_spans
+// R*Tree, the last activations and event blocks, sites, then UPDATEs heads.
+// finish() stamps the schema, commits, and finalizes the statements before
+// closing.
 #include "recorder/store/store_writer.hpp"
 
 #include <sqlite3.h>
@@ -20,10 +21,13 @@
 namespace skein {
 
 struct StoreWriter::State {
-  State(SqliteDatabase d, BulkInsert e, BulkInsert a, SqliteStatement m, SqliteStatement w)
+  State(SqliteDatabase d, BulkInsert e, BulkInsert a, BulkInsert c, BulkInsert b, SqliteStatement m,
+        SqliteStatement w)
       : db(std::move(d)),
         events(std::move(e)),
         activations(std::move(a)),
+        counters(std::move(c)),
+        blocks(std::move(b)),
         meta(std::move(m)),
         warning(std::move(w)) {}
 
@@ -31,6 +35,8 @@ struct StoreWriter::State {
   // Optional only so that finish() can finalize them before closing db.
   std::optional<BulkInsert> events;
   std::optional<BulkInsert> activations;
+  std::optional<BulkInsert> counters;
+  std::optional<BulkInsert> blocks;
   std::optional<SqliteStatement> meta;
   std::optional<SqliteStatement> warning;
   std::uint64_t events_written = 0;
@@ -55,12 +61,18 @@ Result<StoreWriter> StoreWriter::create(const std::string& path, int page_size) 
   if (!events) return events.error();
   auto activations = BulkInsert::prepare(d, "activations(event, thread, start, end)", 4);
   if (!activations) return activations.error();
+  auto counters = BulkInsert::prepare(d, "counters(name, time, value, event)", 4);
+  if (!counters) return counters.error();
+  auto blocks = BulkInsert::prepare(
+      d, "event_blocks(id, first_event, last_event, start, end, first_activation, last_activation)", 7);
+  if (!blocks) return blocks.error();
   auto meta = d.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)");
   if (!meta) return meta.error();
   auto warning = d.prepare("INSERT INTO warnings(kind, event, message) VALUES (?1, ?2, ?3)");
   if (!warning) return warning.error();
   return StoreWriter(std::make_unique<State>(std::move(db).value(), std::move(events).value(),
-                                             std::move(activations).value(), std::move(meta).value(),
+                                             std::move(activations).value(), std::move(counters).value(),
+                                             std::move(blocks).value(), std::move(meta).value(),
                                              std::move(warning).value()));
 }
 
@@ -86,6 +98,16 @@ Status StoreWriter::add_events(const TraceEventList& events) {
     return file_error(s_->db.name(), "internal error: event " + std::to_string(s_->events_written) +
                                          " was not stored as row " + std::to_string(s_->events_written));
   return {};
+}
+
+Status StoreWriter::add_counters(const CounterRun& run) {
+  const TextPool& names = run.names;
+  return s_->counters->insert(run.rows, [&names](SqliteStatement& q, int p, const CounterRow& c) {
+    q.bind(p, names.get(c.name));
+    q.bind(p + 1, c.time);
+    q.bind(p + 2, c.value);
+    q.bind(p + 3, c.event);
+  });
 }
 
 Status StoreWriter::add_activations(const std::vector<ActivationRow>& activations) {
@@ -160,17 +182,7 @@ Status StoreWriter::add_model(const DerivedModel& m) {
   if (Status s = write_rtree(db, "thread_spans", m.thread_spans); !s.ok()) return s;
 
   if (Status s = add_activations(m.activations); !s.ok()) return s;
-
-  auto counters = BulkInsert::prepare(db, "counters(name, time, value, event)", 4);
-  if (!counters) return counters.error();
-  if (Status s = counters.value().insert(m.counters, [&m](SqliteStatement& q, int p, const CounterRow& c) {
-        q.bind(p, m.text(c.name));
-        q.bind(p + 1, c.time);
-        q.bind(p + 2, c.value);
-        q.bind(p + 3, c.event);
-      });
-      !s.ok())
-    return s;
+  if (Status s = add_blocks(m.blocks); !s.ok()) return s;
 
   auto sites = BulkInsert::prepare(db, "sites(id, file, line, function)", 4);
   if (!sites) return sites.error();
@@ -183,21 +195,6 @@ Status StoreWriter::add_model(const DerivedModel& m) {
       !s.ok())
     return s;
 
-  auto blocks = BulkInsert::prepare(
-      db, "event_blocks(id, first_event, last_event, start, end, first_activation, last_activation)", 7);
-  if (!blocks) return blocks.error();
-  if (Status s = blocks.value().insert(m.blocks, [](SqliteStatement& q, int p, const EventBlockRow& b) {
-        q.bind(p, b.id);
-        q.bind(p + 1, b.first_event);
-        q.bind(p + 2, b.last_event);
-        bind_time(q, p + 3, b.start);
-        bind_time(q, p + 4, b.end);
-        bind_id(q, p + 5, b.first_activation);
-        bind_id(q, p + 6, b.last_activation);
-      });
-      !s.ok())
-    return s;
-
   auto heads = db.prepare("UPDATE heads SET records = ?2 WHERE id = ?1");
   if (!heads) return heads.error();
   for (std::size_t i = 0; i < m.records_per_head.size(); ++i) {
@@ -206,6 +203,18 @@ Status StoreWriter::add_model(const DerivedModel& m) {
     if (Status s = heads.value().run(); !s.ok()) return s;
   }
   return {};
+}
+
+Status StoreWriter::add_blocks(const std::vector<EventBlockRow>& blocks) {
+  return s_->blocks->insert(blocks, [](SqliteStatement& q, int p, const EventBlockRow& b) {
+    q.bind(p, b.id);
+    q.bind(p + 1, b.first_event);
+    q.bind(p + 2, b.last_event);
+    bind_time(q, p + 3, b.start);
+    bind_time(q, p + 4, b.end);
+    bind_id(q, p + 5, b.first_activation);
+    bind_id(q, p + 6, b.last_activation);
+  });
 }
 
 Status StoreWriter::add_warning(std::string_view kind, std::optional<EventId> event,
@@ -238,11 +247,17 @@ Status StoreWriter::finish() {
   // Statements are finalized before the connection closes.
   s.events.reset();
   s.activations.reset();
+  s.counters.reset();
+  s.blocks.reset();
   s.meta.reset();
   s.warning.reset();
   return s.db.close();
 }
 
 std::uint64_t StoreWriter::events_written() const { return s_->events_written; }
+
+bool StoreWriter::out_of_memory() const {
+  return s_->db.handle() != nullptr && (sqlite3_errcode(s_->db.handle()) & 0xff) == SQLITE_NOMEM;
+}
 
 }  // namespace skein

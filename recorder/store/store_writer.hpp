@@ -1,14 +1,19 @@
 // store_writer.hpp — writes one trace database (SCHEMA.md) in one
-// transaction: the events batch by batch as they are parsed, then the
-// derived model, the warnings and the meta, and last the stamp
-// (user_version, application_id) that marks the file complete.
+// transaction: the events batch by batch as they are parsed (with the
+// activations and event blocks derived so far, and the counters table's
+// rows run by run: counter_runs.hpp), then the rest of the derived model,
+// the warnings and the meta, and last the stamp (user_version,
+// application_id) that marks the file complete. Nothing here grows with
+// the trace: a batch in, a batch written.
 //
 // Speed is the point here (the import's target is a million records a
 // second end to end), so:
-//   - every table is written in the order of its key, so every insert is an
-//     append to the right edge of its B-tree: events and threads by rowid,
-//     the WITHOUT ROWID tables by their primary key (ModelDerivation sorts
-//     them), the R*Tree packed in one go (rtree_bulk_load.hpp);
+//   - every table is written in the order of its key, so every insert is
+//     an append to the right edge of its B-tree: events, activations, event
+//     blocks and threads by rowid, counters by their key in sorted runs (a
+//     trace with more than one run appends each later run at the right edge
+//     of each counter's range), the R*Tree packed in one go
+//     (rtree_bulk_load.hpp);
 //   - no CREATE INDEX runs: each query the viewer makes is served by a
 //     table's own key (SCHEMA.md, "Indexes");
 //   - rows go in through multi-row INSERTs (bulk_insert.hpp).
@@ -22,6 +27,7 @@
 #include <string_view>
 
 #include "recorder/format/diagnostic.hpp"
+#include "recorder/store/counter_runs.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
 
@@ -39,10 +45,14 @@ class StoreWriter {
   // The next events, in trace order: their ids continue from the last
   // ones added (the rows' own ids are not read).
   [[nodiscard]] Status add_events(const TraceEventList& events);
+  // A run of counter rows, sorted (counter_runs.hpp).
+  [[nodiscard]] Status add_counters(const CounterRun& run);
   // Activations, in event order, continuing those already added.
   [[nodiscard]] Status add_activations(const std::vector<ActivationRow>& activations);
-  // Everything derived, once every event is in (its activations are the
-  // last ones).
+  // Event blocks, by id, continuing those already added.
+  [[nodiscard]] Status add_blocks(const std::vector<EventBlockRow>& blocks);
+  // Everything else derived, once every event is in (its activations and
+  // blocks are the last ones).
   [[nodiscard]] Status add_model(const DerivedModel& model);
   [[nodiscard]] Status add_warning(std::string_view kind, std::optional<EventId> event,
                                    std::string_view message);
@@ -52,6 +62,8 @@ class StoreWriter {
   [[nodiscard]] Status finish();
 
   [[nodiscard]] std::uint64_t events_written() const;
+  // True when the last failure was SQLite running out of memory.
+  [[nodiscard]] bool out_of_memory() const;
 
  private:
   struct State;

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <new>
+#include <system_error>
 #include <thread>
 
 #include "recorder/store/database_path.hpp"
@@ -27,14 +29,19 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kBatchRows = 16384;
 constexpr std::size_t kBatches = 4;  // in flight between the threads, at most
 
-// One batch of the queue: events in trace order, their texts owned, and
-// the activations that closed while they were parsed (written after them).
+// One batch of the queue: events in trace order, their texts owned, the
+// activations and event blocks that closed while they were parsed, and the
+// runs of counter rows that filled meanwhile (written after them).
 struct ImportBatch {
   TraceEventList events;
   std::vector<ActivationRow> activations;
+  std::vector<EventBlockRow> blocks;
+  std::vector<std::unique_ptr<CounterRun>> counters;
   void clear() {
     events.clear();
     activations.clear();
+    blocks.clear();
+    counters.clear();
   }
 };
 
@@ -107,14 +114,16 @@ struct ParseOutcome {
   ImportResult::Failure failure = ImportResult::Failure::none;
   Diagnostic error;
   std::optional<DerivedModel> model;
+  std::vector<std::unique_ptr<CounterRun>> last_counters;  // the last runs, sorted while the writer drains
   std::vector<DerivationWarningRow> derivation_warnings;
   std::uint64_t derivation_warning_count = 0;
 };
 
-void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& options,
-               std::atomic<std::uint64_t>& bytes_done, std::atomic<std::uint64_t>& records_done,
-               std::atomic<bool>& stop, ParseOutcome& out) {
+void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& options,
+                   std::atomic<std::uint64_t>& bytes_done, std::atomic<std::uint64_t>& records_done,
+                   std::atomic<bool>& stop, ParseOutcome& out) {
   ModelDerivation derivation([&source] { return source.record_location(); });
+  CounterRuns counters;
   std::unique_ptr<ImportBatch> batch = queue.take_free();
   const auto fail = [&](ImportResult::Failure f, Diagnostic d) {
     out.failure = f;
@@ -130,6 +139,8 @@ void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& opti
     const Record& record = source.record();
     batch->events.push_back(trace_event_of(record));
     derivation.add(record);
+    if (const auto* c = std::get_if<CounterRecord>(&record))
+      counters.add(c->name, c->time, c->value, static_cast<EventId>(derivation.records()));
     if (options.strict && (derivation.warning_count() > 0 || source.warning_count() > 0)) {
       Diagnostic d = source.warning_count() > 0 ? source.warnings().front()
                                                 : derivation.warnings().front().diagnostic;
@@ -140,6 +151,8 @@ void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& opti
     }
     if (batch->events.size() == kBatchRows) {
       derivation.take_activations(batch->activations);
+      derivation.take_blocks(batch->blocks);
+      batch->counters = counters.take_full();
       bytes_done.store(source.bytes_consumed(), std::memory_order_relaxed);
       records_done.store(derivation.records(), std::memory_order_relaxed);
       queue.push_full(std::move(batch));
@@ -160,6 +173,8 @@ void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& opti
   }
   if (batch != nullptr && !batch->events.empty()) {
     derivation.take_activations(batch->activations);
+    derivation.take_blocks(batch->blocks);
+    batch->counters = counters.take_full();
     queue.push_full(std::move(batch));
   }
   bytes_done.store(source.bytes_consumed(), std::memory_order_relaxed);
@@ -170,9 +185,63 @@ void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& opti
     out.derivation_warnings = derivation.warnings();
     out.derivation_warning_count = derivation.warning_count();
     out.model = derivation.finish(rtree_node_bytes(static_cast<std::size_t>(options.page_size)));
+    out.last_counters = counters.finish();
+  }
+}
+
+// The parsing thread's body. Running out of memory here is a failure like
+// any other (the thread must not die of it: that would end the process
+// and leave the temporary database behind); the queue is closed whatever
+// happens, so the writer's loop ends.
+void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& options,
+               std::atomic<std::uint64_t>& bytes_done, std::atomic<std::uint64_t>& records_done,
+               std::atomic<bool>& stop, ParseOutcome& out) {
+  try {
+    parse_records(source, queue, options, bytes_done, records_done, stop, out);
+  } catch (const std::bad_alloc&) {
+    // What the parser held is freed by now; the message is made by the
+    // calling thread.
+    out.model.reset();
+    out.last_counters.clear();
+    out.failure = ImportResult::Failure::out_of_memory;
   }
   queue.close();
 }
+
+// Running out of memory: the trace is named, and how far the import got.
+ImportResult out_of_memory_failure(const std::string& trace, std::uint64_t records, const std::string& detail) {
+  ImportResult r;
+  r.failure = ImportResult::Failure::out_of_memory;
+  r.error = file_error(trace, "out of memory while importing, after " + std::to_string(records) +
+                                  " records" + (detail.empty() ? "" : " (" + detail + ")") +
+                                  "; nothing was written");
+  return r;
+}
+
+// Stops the parsing thread, when it still runs, before the pipeline's
+// state goes away: the writer's side left early (an exception).
+class ParserThread {
+ public:
+  ParserThread(BatchQueue& queue, std::atomic<bool>& stop) : queue_(queue), stop_(stop) {}
+  ParserThread(const ParserThread&) = delete;
+  ParserThread& operator=(const ParserThread&) = delete;
+  ~ParserThread() {
+    if (!thread_.joinable()) return;
+    stop_ = true;
+    queue_.abort();
+    thread_.join();
+  }
+  template <class Body>
+  void start(Body&& body) {
+    thread_ = std::thread(std::forward<Body>(body));
+  }
+  void join() { thread_.join(); }
+
+ private:
+  BatchQueue& queue_;
+  std::atomic<bool>& stop_;
+  std::thread thread_;
+};
 
 ImportResult database_failure(Diagnostic d) {
   ImportResult r;
@@ -232,9 +301,12 @@ ImportResult import_trace(const std::string& trace_path, const std::string& data
   return import_source(std::move(source).value(), database_path, options, stamp, total);
 }
 
-ImportResult import_source(std::unique_ptr<TraceSource> source, const std::string& database_path,
-                           const ImportOptions& options, const std::optional<SourceStamp>& stamp,
-                           std::uint64_t bytes_total) {
+namespace {
+
+ImportResult import_batches(TraceSource& source_ref, const std::string& database_path,
+                            const ImportOptions& options, const std::optional<SourceStamp>& stamp,
+                            std::uint64_t bytes_total, std::atomic<std::uint64_t>& records_done) {
+  TraceSource* const source = &source_ref;
   const auto started = Clock::now();
   // Where SQLite cannot keep the database, or build it under its temporary
   // name, nothing is created (database_path.hpp).
@@ -256,10 +328,15 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
 
   BatchQueue queue;
   std::atomic<std::uint64_t> bytes_done{0};
-  std::atomic<std::uint64_t> records_done{0};
   std::atomic<bool> stop{false};
   ParseOutcome parsed;
-  std::thread parser([&] { parse_all(*source, queue, options, bytes_done, records_done, stop, parsed); });
+  ParserThread parser(queue, stop);
+  try {
+    parser.start([&] { parse_all(*source, queue, options, bytes_done, records_done, stop, parsed); });
+  } catch (const std::system_error& e) {
+    // No thread to be had: memory (its stack) or the process's limit.
+    return out_of_memory_failure(source->name(), 0, std::string("cannot start the parsing thread: ") + e.what());
+  }
 
   ImportResult result;
   auto last_report = Clock::now();
@@ -280,13 +357,18 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
   // The writer's side of the queue. On a database error, it stops the
   // parser and keeps draining so that the parser never waits forever.
   Status written;
+  bool written_out_of_memory = false;
   double events_written_at = 0;
   while (auto batch = queue.take_full()) {
     if (written.ok()) {
       written = writer.value().add_events(batch->events);
       if (written.ok()) written = writer.value().add_activations(batch->activations);
+      if (written.ok()) written = writer.value().add_blocks(batch->blocks);
+      for (const auto& run : batch->counters)
+        if (written.ok()) written = writer.value().add_counters(*run);
       events_written_at = std::chrono::duration<double>(Clock::now() - started).count();
       if (!written.ok()) {
+        written_out_of_memory = writer.value().out_of_memory();
         stop = true;
         queue.abort();
       }
@@ -295,7 +377,11 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
     report_progress(false);
   }
   parser.join();
+  if (!written.ok() && written_out_of_memory)
+    return out_of_memory_failure(source->name(), records_done, "SQLite: " + written.error().to_string());
   if (!written.ok()) return failure(written.error());
+  if (parsed.failure == ImportResult::Failure::out_of_memory)
+    return out_of_memory_failure(source->name(), records_done, "");
   if (parsed.failure != ImportResult::Failure::none) {
     result.failure = parsed.failure;
     result.error = parsed.error;
@@ -320,6 +406,9 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
     if (!s.ok() && written.ok()) written = std::move(s);
   };
   check(w.add_model(model));
+  for (const auto& run : parsed.last_counters) check(w.add_counters(*run));
+  if (!written.ok() && w.out_of_memory())
+    return out_of_memory_failure(source->name(), records_done, "SQLite: " + written.error().to_string());
   report.model_written_at = std::chrono::duration<double>(Clock::now() - started).count();
   for (const Diagnostic& d : source->warnings()) check(w.add_warning("source", std::nullopt, d.to_string()));
   for (const DerivationWarningRow& d : parsed.derivation_warnings)
@@ -352,6 +441,21 @@ ImportResult import_source(std::unique_ptr<TraceSource> source, const std::strin
   if (Status s = output.value().commit(options.sync); !s.ok()) return failure(s.error());
   report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return result;
+}
+
+}  // namespace
+
+ImportResult import_source(std::unique_ptr<TraceSource> source, const std::string& database_path,
+                           const ImportOptions& options, const std::optional<SourceStamp>& stamp,
+                           std::uint64_t bytes_total) {
+  std::atomic<std::uint64_t> records_done{0};
+  try {
+    return import_batches(*source, database_path, options, stamp, bytes_total, records_done);
+  } catch (const std::bad_alloc&) {
+    // Unwinding stopped the parser, closed the database and removed the
+    // temporary file (ParserThread, StoreWriter, OutputFile).
+    return out_of_memory_failure(source->name(), records_done, "");
+  }
 }
 
 }  // namespace skein

@@ -8,11 +8,15 @@
 //   TraceSource::next()  (trace_source.hpp)
 //   -> TraceEvent rows, owned   --queue-->  StoreWriter::add_events
 //   -> ModelDerivation::add                    (SQLite, one transaction)
-//      (closed activations ride along
-//       with each batch)
-//   at the end: ModelDerivation::finish  -->  StoreWriter::add_model, meta,
-//               (sorting, on the parser's       warnings, stamp, COMMIT
-//               core while the writer drains) OutputFile::commit (rename)
+//      (closed activations and event
+//       blocks ride along with each
+//       batch, and a sorted run of
+//       counter rows when one fills:
+//       counter_runs.hpp)
+//   at the end: ModelDerivation::finish  -->  StoreWriter::add_model, the
+//               and the last counter run        last counters, meta, warnings,
+//               (sorting, on the parser's       stamp, COMMIT
+//               core while the writer drains)   OutputFile::commit (rename)
 //
 // SQLite's inserts are the bottleneck, so everything else (parsing,
 // deriving, sorting) happens on the other core; the queue is bounded (a few
@@ -26,7 +30,16 @@
 // replaced. TARGET, and its temporary name, must be paths SQLite can keep a
 // database at (database_path.hpp): a longer one is refused before anything
 // is created. A failure or a cancellation removes the temporary file; TARGET
-// is never touched unless the import succeeds.
+// is never touched unless the import succeeds. Running out of memory is
+// such a failure too (Failure::out_of_memory, "out of memory while
+// importing, after N records"), on either thread: std::bad_alloc is caught,
+// the parser stopped, the temporary file removed.
+//
+// Memory is bounded by what the import needs, not by the trace: the queue's
+// few batches, SQLite's page cache (128 MiB), a run of counter rows (32
+// MiB, counter_runs.hpp), and the derived rows that grow with threads and
+// sites (model_derivation.hpp); activations and event blocks are written
+// batch by batch, counters run by run.
 //
 // Errors and warnings. The import stops at the trace's first error
 // (FILE:LINE:COL, or FILE: byte N for CTF). Inconsistent records are kept
@@ -99,6 +112,7 @@ struct ImportResult {
     invalid,     // the trace has an error, its format unknown included (or, with strict, a warning)
     database,    // the database cannot be written
     cancelled,
+    out_of_memory,  // an allocation failed, in the parser, the writer or SQLite
   };
   Failure failure = Failure::none;
   Diagnostic error;  // when failure != none

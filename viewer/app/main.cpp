@@ -26,10 +26,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <variant>
 
 #include "recorder/export/output_escape.hpp"
+#include "recorder/output/out_of_memory_exit.hpp"
 #include "recorder/output/output_not_input.hpp"
 #include "viewer/app/inspection.hpp"
 #include "viewer/app/main_window.hpp"
@@ -91,9 +93,7 @@ void process_or_exit(QCommandLineParser& parser, const QCoreApplication& app) {
     if (given.contains(QLatin1String(help))) parser.showHelp(0);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_viewer(int argc, char** argv) {
   QCoreApplication::setOrganizationName(QStringLiteral("Skein"));
   QCoreApplication::setApplicationName(QStringLiteral("skein-view"));
   QCoreApplication::setApplicationVersion(QStringLiteral(SKEIN_VERSION));
@@ -174,4 +174,19 @@ int main(int argc, char** argv) {
     main_window.open(request.trace);
   }
   return QApplication::exec();
+}
+
+}  // namespace
+
+// Out of memory in --export-view (or anywhere): exit 2 and a message, the
+// temporary files removed, never std::terminate's abort
+// (out_of_memory_exit.hpp); the catch covers this thread, the handler the
+// viewer's worker threads.
+int main(int argc, char** argv) {
+  skein::exit_cleanly_when_out_of_memory("skein-view", "running skein-view");
+  try {
+    return run_viewer(argc, argv);
+  } catch (const std::bad_alloc&) {
+    skein::exit_out_of_memory("skein-view", "running skein-view");
+  }
 }

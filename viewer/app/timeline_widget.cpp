@@ -441,6 +441,8 @@ QString TimelineWidget::tooltip_at(QPointF pos) const {
   const TimelineThread& t = d.threads[*picked];
   QString tip = QStringLiteral("<b>#%1</b>").arg(t.id);
   if (t.label != 0) tip += QStringLiteral(" %1").arg(QString::fromStdString(d.text(t.label)).toHtmlEscaped());
+  if (const std::size_t labels = d.label_count(*picked); labels > kRowLabelsShown)
+    tip += QStringLiteral("<br>%1 labels: Thread details lists them all").arg(labels);
   if (t.kind != 0) tip += QStringLiteral("<br>kind: %1").arg(QString::fromStdString(d.text(t.kind)).toHtmlEscaped());
   if (const StoredSite* site = d.site(t.site))
     tip += QStringLiteral("<br>created at: %1 (%2:%3)")

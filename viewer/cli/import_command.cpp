@@ -17,7 +17,8 @@
 // terminal_text(), recorder/export/output_escape.hpp: they may quote the
 // trace). Exit 0 when every trace is imported (warnings allowed), 1 when a
 // trace has an error (or, with --strict, a warning), 2 on usage errors,
-// unreadable traces or a database that cannot be written.
+// unreadable traces, a database that cannot be written or memory running
+// out ("out of memory while importing ...", the temporary file removed).
 #include <QCommandLineParser>
 #include <algorithm>
 #include <cstdio>
@@ -40,7 +41,8 @@ int exit_code_of(ImportResult::Failure f) {
     case ImportResult::Failure::invalid: return kExitProblems;
     case ImportResult::Failure::unreadable:
     case ImportResult::Failure::database:
-    case ImportResult::Failure::cancelled: return kExitUsage;
+    case ImportResult::Failure::cancelled:
+    case ImportResult::Failure::out_of_memory: return kExitUsage;
   }
   return kExitUsage;
 }

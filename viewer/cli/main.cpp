@@ -5,8 +5,10 @@
 // is there only in a build with Qt Gui (SKEIN_HAVE_RENDER); every other
 // command needs Qt Core alone.
 #include <QCoreApplication>
+#include <new>
 #include <string>
 
+#include "recorder/output/out_of_memory_exit.hpp"
 #include "recorder/output/pending_file.hpp"
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
@@ -50,9 +52,10 @@ std::string general_help() {
   return text;
 }
 
-}  // namespace
+// What the out-of-memory message says the command was doing.
+std::string g_doing = "running skein";
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
 #if SKEIN_HAVE_RENDER
   if (argc > 1 && std::string(argv[1]) == "render") return skein::cli::render_main(argc, argv);
 #endif
@@ -81,4 +84,21 @@ int main(int argc, char** argv) {
     if (first == QLatin1String(c.name)) return c.run(args.mid(1));
   skein::cli::print_err("skein: unknown command '" + first.toStdString() + "'\n\n" + general_help());
   return skein::cli::kExitUsage;
+}
+
+}  // namespace
+
+// Running out of memory ends a command with exit 2 and a message, never
+// with std::terminate's abort: on this thread by the catch below (unwinding
+// closes databases and removes temporary files), on any other by the
+// terminate handler (out_of_memory_exit.hpp). The import reports it itself
+// ("out of memory while importing, after N records").
+int main(int argc, char** argv) {
+  if (argc > 1) g_doing = std::string("running 'skein ") + argv[1] + "'";
+  skein::exit_cleanly_when_out_of_memory("skein", g_doing.c_str());
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    skein::exit_out_of_memory("skein", g_doing.c_str());
+  }
 }

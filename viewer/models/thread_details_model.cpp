@@ -34,6 +34,7 @@ QString ThreadDetailsModel::section_title(Section section) {
     case Section::resolved_by: return tr("Resolved by");
     case Section::notified_by: return tr("Notified by");
     case Section::edges: return tr("Edges");
+    case Section::labels: return tr("Labels");
   }
   return {};
 }
@@ -121,6 +122,16 @@ void ThreadDetailsModel::rebuild() {
     thread.rows.push_back(std::move(r));
   }
   sections_.push_back(std::move(thread));
+  // Every label, numbered in the order first given (the thread section's
+  // "label" row shows the first few).
+  {
+    SectionRows labels{Section::labels, d.labels.empty() ? tr("none") : QString::number(d.labels.size()), {}};
+    const std::size_t shown = std::min(d.labels.size(), kMaxRowsPerSection);
+    for (std::size_t k = 0; k < shown; ++k) labels.rows.push_back({QString::number(k + 1), qs(d.labels[k]), -1, {}, 0});
+    if (d.labels.size() > shown)
+      labels.rows.push_back({tr("… %1 more").arg(d.labels.size() - shown), tr("Copy details lists them all"), -1, {}, 0});
+    sections_.push_back(std::move(labels));
+  }
 
   SectionRows timing{Section::timing, {}, {}};
   timing.rows.push_back({tr("created"), duration(d.created), -1, {}, 0});

@@ -44,8 +44,10 @@ class ThreadDetailsModel : public TreeModel {
     SectionRole,                      // int (Section): the section a row or section header belongs to
   };
   enum Column { FieldColumn, ValueColumn, ColumnCount };
-  enum class Section { thread, timing, parent_chain, children, waits_on, read_by, resolved_by, notified_by, edges };
-  static constexpr int kSectionCount = 9;
+  // `labels` lists every distinct label (the thread section's "label" row
+  // shows the first few); it comes second, after `thread`.
+  enum class Section { thread, timing, parent_chain, children, waits_on, read_by, resolved_by, notified_by, edges, labels };
+  static constexpr int kSectionCount = 10;
   static constexpr std::size_t kMaxRowsPerSection = 5000;
 
   explicit ThreadDetailsModel(QObject* parent = nullptr);

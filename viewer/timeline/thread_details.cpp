@@ -83,6 +83,7 @@ ThreadDetails thread_details(const TimelineData& data, std::uint32_t thread_inde
   d.index = thread_index;
   d.id = t.id;
   d.label = data.text(t.label);
+  for (std::uint32_t l : data.labels_of(thread_index)) d.labels.push_back(data.text(l));
   d.kind = data.text(t.kind);
   if (const StoredSite* s = t.site >= 0 ? data.site(t.site) : nullptr) {
     d.has_site = true;
@@ -145,6 +146,11 @@ std::string thread_details_text(const TimelineData& data, const ThreadDetails& d
   const auto line = [&](const std::string& field, const std::string& value) {
     out += "  " + field + ": " + value + "\n";
   };
+  // Every label, one a line, when there are several (the row shows a few).
+  if (d.labels.size() > 1) {
+    out += "  labels (" + std::to_string(d.labels.size()) + "):\n";
+    for (const std::string& l : d.labels) out += "    " + l + "\n";
+  }
   line("kind", d.kind.empty() ? "-" : d.kind);
   line("site", d.has_site ? d.site_file + ":" + std::to_string(d.site_line) + " (" + d.site_function + ")" : "-");
   std::string outcome(thread_outcome_name(d.outcome));

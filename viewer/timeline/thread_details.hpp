@@ -52,7 +52,8 @@ struct ThreadEdgeItem {
 struct ThreadDetails {
   std::uint32_t index = 0;  // into data.threads
   ThreadId id = 0;
-  std::string label;  // its labels joined by " · "; "" when none
+  std::string label;  // its row text: the first of its labels joined by " · " (then "+N more"); "" when none
+  std::vector<std::string> labels;  // every distinct label, in the order first given
   std::string kind;
   bool has_site = false;
   std::string site_file;  // when has_site

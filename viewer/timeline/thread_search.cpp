@@ -65,6 +65,11 @@ ThreadSearchIndex::ThreadSearchIndex(const TimelineData& data) : data_(&data) {
     if (t.label < used.size()) used[t.label] = true;
     if (t.kind < used.size()) used[t.kind] = true;
   }
+  // Every label of a thread with several, not only those its row shows.
+  if (data.label_lists)
+    for (const auto& [id, labels] : *data.label_lists)
+      for (std::uint32_t l : labels)
+        if (l < used.size()) used[l] = true;
   for (std::size_t s = 1; s < used.size(); ++s)
     if (used[s]) name_strings_.push_back(static_cast<std::uint32_t>(s));
 }
@@ -123,6 +128,18 @@ ThreadSearchResult ThreadSearchIndex::search(const ThreadSearchQuery& query) con
   // bitmap in order: no random reads of threads, no sort.
   std::vector<bool> hit(data.threads.size(), false);
   std::size_t count = 0;
+  // A thread with several labels matches by any of them.
+  if (by_label && data.label_lists)
+    for (const auto& [thread_id, labels] : *data.label_lists) {
+      const auto i = data.thread_index(thread_id);
+      if (!i || hit[rank_[*i]]) continue;
+      for (std::uint32_t l : labels)
+        if (l < string_matches.size() && string_matches[l]) {
+          hit[rank_[*i]] = true;
+          ++count;
+          break;
+        }
+    }
   for (std::size_t i = 0; i < data.threads.size(); ++i) {
     const TimelineThread& t = data.threads[i];
     const bool match = (by_label && t.label < string_matches.size() && string_matches[t.label]) ||
@@ -130,7 +147,7 @@ ThreadSearchResult ThreadSearchIndex::search(const ThreadSearchQuery& query) con
                        (id && t.id == *id) ||
                        (!site_matches.empty() && t.site >= 0 &&
                         std::binary_search(site_matches.begin(), site_matches.end(), t.site));
-    if (match) {
+    if (match && !hit[rank_[i]]) {
       hit[rank_[i]] = true;
       ++count;
     }

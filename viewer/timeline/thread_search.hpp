@@ -15,6 +15,8 @@
 //   - substring matching ignores ASCII case unless case_sensitive; a
 //     regular expression is ECMAScript (std::regex), searched anywhere in
 //     the string, also ignoring case unless case_sensitive;
+//   - a thread with several labels matches by any of them (all of
+//     TimelineData::labels_of, not only the few its row shows);
 //   - an id matches when the whole query (spaces trimmed, an optional
 //     leading '#') is that decimal number, in both modes;
 //   - an empty query matches nothing; an invalid regular expression matches

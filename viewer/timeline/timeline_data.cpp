@@ -40,6 +40,12 @@ class Interner {
     index_.emplace(std::string(s), i);
     return i;
   }
+  // Room for `more` strings, so that a table of many distinct ones is not
+  // rehashed as it grows.
+  void reserve(std::size_t more) {
+    strings_.reserve(strings_.size() + more);
+    index_.reserve(index_.size() + more);
+  }
 
  private:
   std::vector<std::string>& strings_;
@@ -263,28 +269,44 @@ Status read_events(SqliteDatabase& db, Interner& strings, TimelineData& data, st
   return {};
 }
 
-// A thread's label is all its distinct labels, in order: the 2014
+// A thread's labels are all its distinct labels, in order: the 2014
 // MirageOS traces label a thread once when created and again as it goes
-// ("blkfront.read · B.read").
+// ("blkfront.read · B.read"). Linear in the label records: each label is
+// an interned string, so "seen in this thread" is a mark per string (the
+// last thread that gave it), never a search of the labels so far. The row
+// text is bounded (kRowLabelsShown); the whole list goes to label_lists.
 void join_labels(std::vector<std::pair<std::uint32_t, std::uint32_t>>& labels, Interner& strings,
                  TimelineData& data) {
   std::stable_sort(labels.begin(), labels.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  constexpr std::uint32_t kNobody = 0xffffffffu;
+  std::vector<std::uint32_t> last_thread(data.strings.size(), kNobody);
+  auto lists = std::make_shared<std::unordered_map<ThreadId, std::vector<std::uint32_t>>>();
+  std::vector<std::uint32_t> distinct;
   for (std::size_t k = 0; k < labels.size();) {
+    const std::uint32_t thread = labels[k].first;
+    distinct.clear();
     std::size_t e = k;
-    std::vector<std::uint32_t> distinct;
-    for (; e < labels.size() && labels[e].first == labels[k].first; ++e)
-      if (std::find(distinct.begin(), distinct.end(), labels[e].second) == distinct.end())
-        distinct.push_back(labels[e].second);
-    if (distinct.size() > 1) {
-      std::string joined;
-      for (std::uint32_t d : distinct) joined += (joined.empty() ? "" : " · ") + data.strings[d];
-      data.threads[labels[k].first].label = strings.intern(joined);
-    } else if (data.threads[labels[k].first].label == 0) {
-      data.threads[labels[k].first].label = distinct.front();
+    for (; e < labels.size() && labels[e].first == thread; ++e) {
+      const std::uint32_t label = labels[e].second;
+      if (last_thread[label] == thread) continue;
+      last_thread[label] = thread;
+      distinct.push_back(label);
     }
     k = e;
+    TimelineThread& t = data.threads[thread];
+    if (distinct.size() == 1) {
+      if (t.label == 0) t.label = distinct.front();
+      continue;
+    }
+    std::string shown;
+    for (std::size_t d = 0; d < std::min(distinct.size(), kRowLabelsShown); ++d)
+      shown += (d == 0 ? "" : " · ") + data.strings[distinct[d]];
+    if (distinct.size() > kRowLabelsShown) shown += " · +" + std::to_string(distinct.size() - kRowLabelsShown) + " more";
+    t.label = strings.intern(shown);
+    (*lists)[t.id] = distinct;
   }
+  if (!lists->empty()) data.label_lists = std::move(lists);
 }
 
 // Idle lasts until some thread runs again.
@@ -328,6 +350,23 @@ Status read_counters(SqliteDatabase& db, TimelineData& data) {
 }
 
 }  // namespace
+
+std::vector<std::uint32_t> TimelineData::labels_of(std::uint32_t thread) const {
+  if (thread >= threads.size()) return {};
+  const TimelineThread& t = threads[thread];
+  if (label_lists)
+    if (const auto it = label_lists->find(t.id); it != label_lists->end()) return it->second;
+  if (t.label == 0) return {};
+  return {t.label};
+}
+
+std::size_t TimelineData::label_count(std::uint32_t thread) const {
+  if (thread >= threads.size()) return 0;
+  const TimelineThread& t = threads[thread];
+  if (label_lists)
+    if (const auto it = label_lists->find(t.id); it != label_lists->end()) return it->second.size();
+  return t.label == 0 ? 0 : 1;
+}
 
 std::optional<std::uint32_t> TimelineData::thread_index(ThreadId id) const {
   if (!dense_index.empty()) {
@@ -471,6 +510,10 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   if (Status s = read_activations(db, data, activation_starts); !s.ok()) return s.error();
   std::vector<TimeNs> idle_starts;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> labels;
+  // Labels are the strings a trace can have most of (a thread may be
+  // labelled a million times): room for them up front.
+  if (auto label_records = db.query_int("SELECT records FROM heads WHERE name = 'label'"); label_records)
+    strings.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(label_records.value(), 0, 1 << 24)));
   if (Status s = read_events(db, strings, data, idle_starts, labels); !s.ok()) return s.error();
   join_labels(labels, strings, data);
   derive_idle(activation_starts, idle_starts, data);

@@ -25,8 +25,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "recorder/format/diagnostic.hpp"
@@ -35,6 +37,11 @@
 namespace skein {
 
 enum class ThreadOutcome : std::uint8_t { ok, fail, cancel, pending };
+
+// A thread's row shows at most this many of its distinct labels, then
+// "+N more": a thread labelled a million times gets a row text of a few
+// labels, not megabytes. TimelineData::labels_of has them all.
+inline constexpr std::size_t kRowLabelsShown = 3;
 enum class EdgeKind : std::uint8_t { spawn, wait, read, notify, resolve };
 inline constexpr int kEdgeKindCount = 5;
 
@@ -46,7 +53,8 @@ struct TimelineThread {
   std::int32_t row = 0;
   std::int32_t chain = 0;  // the merge chain (its head's index in `threads`)
   ThreadOutcome outcome = ThreadOutcome::pending;
-  std::uint32_t label = 0;    // index into strings: its labels, joined by " · " ("" when none)
+  std::uint32_t label = 0;    // index into strings: its row text, labels_shown() of its distinct
+                              // labels joined by " · " (and " · +N more"); "" when none
   std::uint32_t kind = 0;     // index into strings
   std::uint32_t failure = 0;  // index into strings
   std::int64_t site = -1;
@@ -123,6 +131,10 @@ struct TimelineData {
   std::vector<TimelineCounter> counters;
   std::vector<TimelineAnomaly> anomalies;
   std::vector<std::string> strings;  // interned; strings[0] == ""
+  // The distinct labels (indexes into strings), in the order first given,
+  // of each thread that has more than one; shared with filtered copies (the
+  // threads' ids, not indexes, are the keys).
+  std::shared_ptr<const std::unordered_map<ThreadId, std::vector<std::uint32_t>>> label_lists;
   std::vector<StoredSite> sites;
   bool layout_from_cache = false;
   // Thread ids to indexes: dense_index[id - dense_base] when the ids are
@@ -134,6 +146,11 @@ struct TimelineData {
   [[nodiscard]] const std::string& text(std::uint32_t i) const { return strings[i]; }
   [[nodiscard]] std::optional<std::uint32_t> thread_index(ThreadId id) const;
   [[nodiscard]] const StoredSite* site(std::int64_t id) const;
+  // Every distinct label of `thread` (an index into threads), in the order
+  // first given, as indexes into strings: empty when it has none.
+  [[nodiscard]] std::vector<std::uint32_t> labels_of(std::uint32_t thread) const;
+  // How many labels_of(thread) gives, without copying them.
+  [[nodiscard]] std::size_t label_count(std::uint32_t thread) const;
   // Every thread of `thread`'s merge chain.
   [[nodiscard]] std::vector<std::uint32_t> chain_members(std::uint32_t thread) const;
   // The thread drawn on `row` at `t`, within `slack` ns: the latest-started

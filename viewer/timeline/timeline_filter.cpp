@@ -291,6 +291,7 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
   d.gc = full.gc;
   d.counters = full.counters;
   d.strings = full.strings;
+  d.label_lists = full.label_lists;
   d.sites = full.sites;
   return result;
 }

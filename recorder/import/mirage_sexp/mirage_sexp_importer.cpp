@@ -572,9 +572,9 @@ TraceSource::Step MirageSexpImporter::read_record() {
     switch (s.lines.next()) {
       case LineSplitter::Event::line: break;
       case LineSplitter::Event::too_long:
+        if (s.lines.gave_up()) s.done = true;
         // The column of the first byte past the limit, like any other error's.
-        return fail(here(), static_cast<std::uint32_t>(kMaxLineBytes + 1),
-                    "line longer than 1 MiB (1048576 bytes)");
+        return fail(here(), static_cast<std::uint32_t>(kMaxLineBytes + 1), s.lines.too_long_message());
       case LineSplitter::Event::cut_short:
         truncated_ = true;
         warn(0, 0, "the compressed stream ends early: the trace was cut short");

@@ -2,6 +2,7 @@
 // the reader goes on at the next line, and nothing before the error is lost.
 #include <catch2/catch.hpp>
 
+#include "tests/support/endless_source.hpp"
 #include "tests/support/record_text.hpp"
 
 using namespace skein;
@@ -175,6 +176,56 @@ TEST_CASE("extra trailing fields are ignored, lists and strings included") {
   const auto result = test::read_record_line("(read 3 1 0 (future \"field\" (x 1)) 42 sym)");
   CHECK(result.errors.empty());
   CHECK(result.records == std::vector<std::string>{"(read 3 1 0)"});
+}
+
+namespace {
+
+// What a reader says of an endless stream, and how many bytes it took
+// (EndlessSource fails past its bound: a reader that kept going would show
+// that bound's error and count).
+struct EndlessRead {
+  std::vector<std::string> errors;
+  std::size_t records = 0;
+  std::uint64_t bytes = 0;
+};
+EndlessRead read_endless(std::string prefix, char fill) {
+  auto given = std::make_shared<std::uint64_t>(0);
+  TraceReader reader(std::make_unique<test::EndlessSource>(std::move(prefix), fill, given), "z");
+  EndlessRead result;
+  for (int steps = 0; steps < 1000; ++steps) {
+    const auto step = reader.next();
+    if (step == TraceReader::Step::end) break;
+    if (step == TraceReader::Step::error) result.errors.push_back(reader.error().to_string());
+    else ++result.records;
+  }
+  result.bytes = *given;
+  return result;
+}
+
+const std::string kEndlessLine =
+    "line longer than 1 MiB (1048576 bytes), with no end in the next 16 MiB: the rest of the input is not read";
+
+}  // namespace
+
+TEST_CASE("readers stop: an endless header (zeros, as /dev/zero gives) ends reading within bounded work") {
+  const auto result = read_endless("", '\0');
+  CHECK(result.errors == std::vector<std::string>{"z:1:1048577: " + kEndlessLine});
+  CHECK(result.records == 0);
+  CHECK(result.bytes < 32u * 1024 * 1024);
+}
+
+TEST_CASE("readers stop: an endless record line after the header ends reading within bounded work") {
+  const auto result = read_endless(std::string(test::kHeaderLine) + "(idle 5)\n(label 6 1 \"", 'x');
+  CHECK(result.errors == std::vector<std::string>{"z:3:1048577: " + kEndlessLine});
+  CHECK(result.records == 1);
+  CHECK(result.bytes < 32u * 1024 * 1024);
+}
+
+TEST_CASE("a header longer than 1 MiB is fatal, like any bad header") {
+  const auto result = test::read_all("(skein-trace 1 (process \"" + std::string(2 * 1024 * 1024, 'p') +
+                                     "\"))\n(idle 7)\n(end 8)\n");
+  CHECK(result.errors == std::vector<std::string>{"t.sexp:1:1048577: line longer than 1 MiB (1048576 bytes)"});
+  CHECK(result.records.empty());
 }
 
 TEST_CASE("CRLF line ends and unknown header options are accepted") {

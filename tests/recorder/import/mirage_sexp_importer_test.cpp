@@ -7,6 +7,7 @@
 #include "recorder/format/byte_sink.hpp"
 #include "recorder/format/line_splitter.hpp"
 #include "recorder/import/mirage_sexp/mirage_sexp_importer.hpp"
+#include "tests/support/endless_source.hpp"
 #include "tests/support/import_text.hpp"
 
 using namespace skein;
@@ -277,6 +278,18 @@ TEST_CASE("a line longer than 1 MiB is an error, and reading goes on") {
   const auto result = import(text);
   CHECK(result.records == std::vector<std::string>{"(switch 0 0)", "(return 2000000000 2)"});
   CHECK(result.errors == std::vector<std::string>{"m.sexp:2:1048577: line longer than 1 MiB (1048576 bytes)"});
+}
+
+TEST_CASE("readers stop: an endless line in a MirageOS trace ends reading within bounded work") {
+  auto given = std::make_shared<std::uint64_t>(0);
+  MirageSexpImporter importer(
+      std::make_unique<test::EndlessSource>("((time 1)(op(Switch 0)))\n((time 2)(op(Label 1 \"", 'a', given), "m.sexp");
+  const auto result = test::read_source(importer, 1000);
+  CHECK(result.records == std::vector<std::string>{"(switch 0 0)"});
+  CHECK(result.errors == std::vector<std::string>{
+                             "m.sexp:2:1048577: line longer than 1 MiB (1048576 bytes), with no end in the next "
+                             "16 MiB: the rest of the input is not read"});
+  CHECK(*given < 32u * 1024 * 1024);
 }
 
 TEST_CASE("a MirageOS trace cut at every byte offset keeps every complete record") {

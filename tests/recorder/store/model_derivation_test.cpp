@@ -151,10 +151,6 @@ TEST_CASE("derivation: failures, cancels and threads pending at the end") {
   // 0 ran from 10 until the scheduler resolved 1 at 20; nobody ran after.
   CHECK(activations(m) == "0:10-20@1 ");
   CHECK(thread(m, 0).run_time == 10);
-  REQUIRE(m.counters.size() == 1);
-  CHECK(m.text(m.counters[0].name) == "queue");
-  CHECK(m.counters[0].value == 3);
-  CHECK(m.counters[0].event == 6);
 }
 
 TEST_CASE("derivation: threads named before any spawn are created implicitly") {
@@ -264,6 +260,41 @@ TEST_CASE("derivation: a site declared again with other contents keeps the first
   CHECK(d.warnings[0] ==
         "d.sexp:4: warning: event 3: site 1 declared again with other contents: the first is kept");
   CHECK(d.model.text(d.model.sites[0].file) == "a.cpp");
+}
+
+TEST_CASE("bounded memory: the derivation keeps nothing per record: redeclared sites and counters add no text") {
+  std::string lines = "(site 1 \"a.cpp\" 3 \"f\")\n";
+  for (int i = 0; i < 200; ++i) {
+    const std::string n = std::to_string(i);
+    lines += "(site 1 \"other" + n + ".cpp\" 4 \"g" + n + "\")\n";  // declared again: warned, not kept
+    lines += "(counter " + n + " \"c" + n + "\" " + n + ")\n";       // a counter of its own name
+  }
+  const Derived d = derive(lines);
+  CHECK(d.warning_count == 200);
+  // "a.cpp" and "f": the first declaration's texts, and nothing else.
+  CHECK(d.model.texts.size() == 2);
+  CHECK(d.model.records_per_head[static_cast<std::size_t>(RecordHead::counter)] == 200);
+}
+
+TEST_CASE("bounded memory: take_blocks hands over each event block as it completes") {
+  ModelDerivation derivation;
+  std::vector<EventBlockRow> taken;
+  for (int i = 1; i <= 3 * kEventBlockSize + 5; ++i) {
+    derivation.add(Record{GcRecord{10 * i, 1}});
+    if (i % 1000 == 0) derivation.take_blocks(taken);
+  }
+  derivation.take_blocks(taken);
+  // Three complete blocks taken; the fourth, still open, comes with finish().
+  REQUIRE(taken.size() == 3);
+  for (std::size_t k = 0; k < taken.size(); ++k) {
+    CHECK(taken[k].id == static_cast<std::int64_t>(k + 1));
+    CHECK(taken[k].first_event == static_cast<EventId>(k * kEventBlockSize + 1));
+    CHECK(taken[k].last_event == static_cast<EventId>((k + 1) * kEventBlockSize));
+  }
+  const DerivedModel m = derivation.finish();
+  REQUIRE(m.blocks.size() == 1);
+  CHECK(m.blocks[0].id == 4);
+  CHECK(m.blocks[0].last_event == 3 * kEventBlockSize + 5);
 }
 
 TEST_CASE("derivation: the scheduler is never a thread, and counts add up") {

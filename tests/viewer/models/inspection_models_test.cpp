@@ -187,9 +187,13 @@ class InspectionModelsTest : public QObject {
     ThreadDetailsModel m;
     m.set_data(details_);
     m.show_thread(index(1));
-    QCOMPARE(names(m), (QStringList{"Thread", "Timing", "Parent chain", "Children", "Waits on", "Read by",
+    QCOMPARE(names(m), (QStringList{"Thread", "Labels", "Timing", "Parent chain", "Children", "Waits on", "Read by",
                                     "Resolved by", "Notified by", "Edges"}));
     using S = ThreadDetailsModel::Section;
+    // Every label, numbered (thread 1 has one).
+    const QModelIndex labels = m.section_index(S::labels);
+    QCOMPARE(child_texts(m, labels), (QStringList{"1"}));
+    QCOMPARE(child_texts(m, labels, 1), (QStringList{"poll"}));
     const QModelIndex thread = m.section_index(S::thread);
     QCOMPARE(child_texts(m, thread), (QStringList{"id", "label", "kind", "site", "outcome", "parent"}));
     QCOMPARE(child_texts(m, thread, 1),

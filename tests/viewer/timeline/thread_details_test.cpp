@@ -10,6 +10,7 @@
 #include "tests/viewer/inspection_traces.hpp"
 #include "tests/viewer/timeline_from_text.hpp"
 #include "viewer/timeline/thread_details.hpp"
+#include "viewer/timeline/thread_search.hpp"
 #include "viewer/timeline/timeline_summary.hpp"
 
 using namespace skein;
@@ -257,4 +258,54 @@ TEST_CASE("timeline summary: the duration filter hides threads shorter than the 
   CHECK(names == std::vector<std::string>{"bind", "(no kind)", "task"});
   CHECK(l.ids(s.members[0]) == std::vector<ThreadId>{2});
   CHECK(l.ids(s.members[2]) == std::vector<ThreadId>{4});
+}
+
+TEST_CASE("many labels: a thread with 20,000 distinct labels gets a bounded row text, the full list in order on demand",
+          "[details]") {
+  // Thread 1 is labelled l0 .. l19999, each twice (the second round in the
+  // same order), with a repeat of l0 between: 20,000 distinct labels.
+  constexpr int kLabels = 20000;
+  std::string trace = "(skein-trace 1)\n(spawn 10 1 0 task)\n";
+  for (int round = 0; round < 2; ++round)
+    for (int i = 0; i < kLabels; ++i) {
+      trace += "(label " + std::to_string(20 + round) + " 1 \"l" + std::to_string(i) + "\")\n";
+      if (i == kLabels / 2) trace += "(label 20 1 \"l0\")\n";
+    }
+  trace += "(spawn 30 2 0 task)\n(label 30 2 \"only\")\n(end 40)\n";
+  test::TempDir dir;
+  std::string error;
+  const auto data = test::timeline_from_text(trace, dir, &error);
+  INFO(error);
+  REQUIRE(data);
+  const std::uint32_t one = *data->thread_index(1);
+  const std::uint32_t two = *data->thread_index(2);
+
+  // The row shows the first kRowLabelsShown, then how many more.
+  CHECK(data->text(data->threads[one].label) ==
+        "l0 · l1 · l2 · +" + std::to_string(kLabels - kRowLabelsShown) + " more");
+  CHECK(data->text(data->threads[two].label) == "only");
+
+  // Every distinct label, in the order first given.
+  const std::vector<std::uint32_t> labels = data->labels_of(one);
+  REQUIRE(labels.size() == static_cast<std::size_t>(kLabels));
+  CHECK(data->label_count(one) == labels.size());
+  bool in_order = true;
+  for (int i = 0; i < kLabels; ++i) in_order = in_order && data->text(labels[i]) == "l" + std::to_string(i);
+  CHECK(in_order);
+  CHECK(data->labels_of(two).size() == 1);
+
+  // Thread details list them all, and so does Copy details.
+  const ThreadDetails d = thread_details(*data, one);
+  REQUIRE(d.labels.size() == static_cast<std::size_t>(kLabels));
+  CHECK(d.labels.front() == "l0");
+  CHECK(d.labels.back() == "l19999");
+  const std::string text = thread_details_text(*data, one);
+  CHECK(text.find("  labels (20000):\n    l0\n    l1\n") != std::string::npos);
+  CHECK(text.find("    l19999\n") != std::string::npos);
+
+  // Search finds the thread by a label its row does not show.
+  const ThreadSearchIndex search(*data);
+  ThreadSearchQuery q;
+  q.text = "l19999";
+  CHECK(search.search(q).matches == std::vector<std::uint32_t>{one});
 }
