@@ -16,7 +16,7 @@
 //      program is run with SKEIN_TRACE into a temporary folder, then
 //      imported. blocking-activation measures turns by the wall clock, so
 //      a turn the operating system preempted looks as long as one that
-//      worked: when it may (as root, with util-linux's chrt), the program
+//      worked: when it may (util-linux's chrt, allowed to use SCHED_FIFO), the program
 //      runs at real-time priority (SCHED_FIFO 1), so that other processes
 //      on a loaded machine do not stretch its turns. A run whose capture
 //      lost records is made again (up to 5 times): the truth is that of a
@@ -166,6 +166,22 @@ struct Made {
   std::string why;
 };
 
+// Imports `source` into m.db, as `skein import` does but without waiting
+// for the disk; false (the reason in m.why) when it cannot.
+bool import_into(const std::string& source, Made& m) {
+  ImportOptions options;
+  options.sync = false;
+  const ImportResult r = import_trace(source, m.db, options);
+  if (!r.ok()) m.why = r.error.to_string();
+  return r.ok();
+}
+
+// Whether programs may run at real-time priority here: util-linux's chrt
+// is there and SCHED_FIFO is allowed (root in a container may still lack it).
+bool real_time_allowed() {
+  return access("/usr/bin/chrt", X_OK) == 0 && test::run_process({"/usr/bin/chrt", "-f", "1", "/bin/true"}).exit_code == 0;
+}
+
 Made make_trace(const TraceSpec& t, const std::string& fixtures, const std::string& samples,
                 const std::string& programs, const test::TempDir& dir) {
   Made m;
@@ -177,13 +193,7 @@ Made make_trace(const TraceSpec& t, const std::string& fixtures, const std::stri
       m.why = "fixture " + source + " not found (set SKEIN_FIXTURES)";
       return m;
     }
-    ImportOptions options;
-    options.sync = false;
-    const ImportResult r = import_trace(source, m.db, options);
-    if (!r.ok()) {
-      m.why = r.error.to_string();
-      return m;
-    }
+    if (!import_into(source, m)) return m;
     m.ok = true;
     return m;
   }
@@ -196,20 +206,15 @@ Made make_trace(const TraceSpec& t, const std::string& fixtures, const std::stri
   std::vector<std::string> argv = {t.kind == "sample" ? samples + "/" + t.args.at(0) + "/" + t.args.at(0)
                                                       : programs + "/" + t.args.at(0)};
   argv.insert(argv.end(), t.args.begin() + 1, t.args.end());
-  if (geteuid() == 0 && access("/usr/bin/chrt", X_OK) == 0) argv.insert(argv.begin(), {"/usr/bin/chrt", "-f", "1"});
+  static const bool real_time = real_time_allowed();
+  if (real_time) argv.insert(argv.begin(), {"/usr/bin/chrt", "-f", "1"});
   for (int attempt = 1;; ++attempt) {
     const auto run = test::run_process(argv, {}, {"SKEIN_TRACE=" + source, kCaptureBudget});
     if (run.exit_code != 0) {
       m.why = t.kind + " " + argv.back() + " exited " + std::to_string(run.exit_code) + ": " + run.err;
       return m;
     }
-    ImportOptions options;
-    options.sync = false;
-    const ImportResult r = import_trace(source, m.db, options);
-    if (!r.ok()) {
-      m.why = r.error.to_string();
-      return m;
-    }
+    if (!import_into(source, m)) return m;
     auto store = TraceStore::open(m.db);
     if (!store.ok()) {
       m.why = store.error().to_string();
