@@ -14,9 +14,11 @@
 #include <algorithm>
 
 #include "recorder/store/bulk_insert.hpp"
+#include "recorder/store/derived_tables.hpp"
 #include "recorder/store/rtree_bulk_load.hpp"
 #include "recorder/store/sqlite_database.hpp"
 #include "recorder/store/store_schema.hpp"
+#include "recorder/store/thread_layout.hpp"
 
 namespace skein {
 
@@ -144,6 +146,42 @@ void bind_id(SqliteStatement& q, int p, std::int64_t id) {
 
 }  // namespace
 
+namespace {
+
+// The row each thread is drawn on, placed once here (thread_layout.hpp)
+// from what the viewer would read of the threads table: the parent, the
+// creation, the end (the resolution, or the trace's end while pending, as
+// meta's end_time says), the merge, and whether its first label is a
+// non-empty text. Written into `layout_v2` (derived_tables.hpp), in
+// thread order, so that opening the database computes no layout.
+Status add_layout(SqliteDatabase& db, const DerivedModel& m) {
+  const TimeNs trace_end = m.end_time != kNoTime ? m.end_time : m.first_time != kNoTime ? m.first_time : 0;
+  std::vector<LayoutThread> input;
+  input.reserve(m.threads.size());
+  for (const ThreadRow& t : m.threads) {
+    LayoutThread l;
+    l.id = t.id;
+    if (t.has_parent) l.parent = t.parent;
+    l.start = t.created;
+    l.end = std::max(t.created, t.resolved != kNoTime ? t.resolved : trace_end);
+    if (t.merged) l.merged_into = t.merged_into;
+    l.labelled = t.label != kNoText && !m.text(t.label).empty();
+    input.push_back(l);
+  }
+  const ThreadLayout layout = layout_threads(input);
+  if (Status s = replace_derived_rows(db, kLayoutTable); !s.ok()) return s;
+  auto rows = BulkInsert::prepare(db, "layout_v2(thread, row)", 2);
+  if (!rows) return rows.error();
+  std::vector<std::pair<ThreadId, std::int32_t>> placed(input.size());
+  for (std::size_t i = 0; i < input.size(); ++i) placed[i] = {input[i].id, layout.rows[i]};
+  return rows.value().insert(placed, [](SqliteStatement& q, int p, const std::pair<ThreadId, std::int32_t>& r) {
+    q.bind(p, static_cast<std::int64_t>(r.first));
+    q.bind(p + 1, static_cast<std::int64_t>(r.second));
+  });
+}
+
+}  // namespace
+
 Status StoreWriter::add_model(const DerivedModel& m) {
   SqliteDatabase& db = s_->db;
 
@@ -180,6 +218,7 @@ Status StoreWriter::add_model(const DerivedModel& m) {
     return s;
 
   if (Status s = write_rtree(db, "thread_spans", m.thread_spans); !s.ok()) return s;
+  if (Status s = add_layout(db, m); !s.ok()) return s;
 
   if (Status s = add_activations(m.activations); !s.ok()) return s;
   if (Status s = add_blocks(m.blocks); !s.ok()) return s;

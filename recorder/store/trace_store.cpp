@@ -1,23 +1,17 @@
-// trace_store.cpp — open() runs, in order, open_untrusted, the schema check
-// and the value check, and builds a store only if all pass. Each accessor
+// trace_store.cpp — open() is the owner's (trace_database.cpp), which runs
+// open_untrusted, the schema check and the value check, and builds a store
+// only if all pass. Each accessor
 // prepares its own SELECT and reads every row into plain structs (threads,
 // sites, warnings and heads ordered by id, meta by key). meta_int matches
 // only integer-typed values; the meta_* lookups return nullopt on any error.
 // thread_counts sums with total(), which returns reals, read back as counts.
 #include "recorder/store/trace_store.hpp"
 
-#include "recorder/store/store_schema.hpp"
-#include "recorder/store/store_value_check.hpp"
+#include "recorder/store/trace_database.hpp"
 
 namespace skein {
 
-Result<TraceStore> TraceStore::open(const std::string& path) {
-  auto db = SqliteDatabase::open_untrusted(path);
-  if (!db) return db.error();
-  if (Status s = check_store_schema(db.value()); !s.ok()) return s.error();
-  if (Status s = check_store_values(db.value()); !s.ok()) return s.error();
-  return TraceStore(std::move(db).value());
-}
+Result<TraceStore> TraceStore::open(const std::string& path) { return TraceDatabase::open(path); }
 
 std::optional<std::string> TraceStore::meta_text(std::string_view key) {
   auto q = db_.prepare("SELECT value FROM meta WHERE key = ?1");

@@ -2,13 +2,15 @@
 // elsewhere is untrusted input: open() opens it read-only with SQLite's
 // defensive settings and checks its version and schema
 // (store_schema.hpp), then that every id and time it holds is within the
-// format's limits (store_value_check.hpp), before anything else reads it:
+// format's limits (store_value_check.hpp), before anything else reads it
+// (trace_database.hpp, the file's owner, does this once per content):
 // code reading an opened store may rely on record.hpp's limits. Then small typed
 // queries give what the command line and the viewer share: meta, record
 // counts per head, threads, warnings. Other queries go through database().
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,10 +65,16 @@ struct HeadCount {
   std::uint64_t records = 0;
 };
 
+class TraceDatabase;
+
+// One read-only connection to a checked trace database, for one thread at
+// a time. Every TraceStore has an owner (trace_database.hpp), which gives
+// further readers of the same file and its writer.
 class TraceStore {
  public:
-  // Opens and checks; the error says "FILE: not a Skein database (...)"
-  // when the file is not one of ours.
+  // Opens and checks, through a new owner (TraceDatabase::open); the error
+  // says "FILE: not a Skein database (...)" when the file is not one of
+  // ours.
   [[nodiscard]] static Result<TraceStore> open(const std::string& path);
 
   [[nodiscard]] const std::string& path() const { return db_.name(); }
@@ -82,10 +90,15 @@ class TraceStore {
   [[nodiscard]] Result<std::vector<StoredWarning>> warnings();
 
   [[nodiscard]] SqliteDatabase& database() { return db_; }
+  // The owner of the file this connection reads: never null.
+  [[nodiscard]] const std::shared_ptr<TraceDatabase>& owner() const { return owner_; }
 
  private:
-  explicit TraceStore(SqliteDatabase db) : db_(std::move(db)) {}
+  friend class TraceDatabase;
+  TraceStore(SqliteDatabase db, std::shared_ptr<TraceDatabase> owner)
+      : db_(std::move(db)), owner_(std::move(owner)) {}
   SqliteDatabase db_;
+  std::shared_ptr<TraceDatabase> owner_;
 };
 
 }  // namespace skein

@@ -103,15 +103,17 @@ LintTimes time_lint(const std::string& trace, const std::string& db) {
     const double cpu0 = cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
     LintReport report;
+    std::shared_ptr<TraceDatabase> owner;
     {
       auto store = TraceStore::open(db);
       if (!store) fail(store.error().to_string());
+      owner = store.value().owner();
       auto linted = lint_store(store.value(), {});
       if (!linted) fail(linted.error().to_string());
       report = std::move(linted).value();
     }
     const double analysed = seconds_since(start);
-    if (Status s = store_lint_report(db, report, AnomalyDurability::rebuildable); !s.ok())
+    if (Status s = store_lint_report(*owner, report, WriteDurability::rebuildable); !s.ok())
       fail(s.error().to_string());
     const double done = seconds_since(start);
     times.analysis.push_back(analysed);

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "recorder/store/derived_tables.hpp"
 #include "recorder/store/trace_import.hpp"
 #include "recorder/format/trace_writer.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
@@ -133,7 +134,7 @@ void make_label_database(const std::string& db, int labels, bool distinct) {
 }
 
 void drop_layout_cache(const std::string& db) {
-  const std::string command = "DROP TABLE IF EXISTS " + std::string(kLayoutTable);
+  const std::string command = "DROP TABLE IF EXISTS " + std::string(kLayoutTable.name);
   sqlite3* handle = nullptr;
   if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK)
     sqlite3_exec(handle, command.c_str(), nullptr, nullptr, nullptr);

@@ -145,8 +145,9 @@ int main(int argc, char** argv) {
     auto report = lint_store(store.value(), options);
     if (!report) fail(report.error().to_string());
     stored_findings = report.value().findings.size();
+    const std::shared_ptr<TraceDatabase> owner = store.value().owner();
     store = Result<TraceStore>(file_error(linted, "closed"));
-    if (Status s = store_lint_report(linted, report.value(), AnomalyDurability::rebuildable); !s.ok())
+    if (Status s = store_lint_report(*owner, report.value(), WriteDurability::rebuildable); !s.ok())
       fail(s.error().to_string());
   }
   if (stored_findings == 0) fail("the generated trace has no finding to click");

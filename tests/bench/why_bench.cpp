@@ -84,8 +84,9 @@ int main(int argc, char** argv) {
     auto report = lint_store(store.value(), options);
     if (!report) fail(report.error().to_string());
     transfers = report.value().transfers.size();
+    const std::shared_ptr<TraceDatabase> owner = store.value().owner();
     store = Result<TraceStore>(file_error(db, "closed"));
-    if (Status s = store_lint_report(db, report.value(), AnomalyDurability::rebuildable); !s.ok())
+    if (Status s = store_lint_report(*owner, report.value(), WriteDurability::rebuildable); !s.ok())
       fail(s.error().to_string());
   }
   const double causes_s = seconds_since(causes_start);

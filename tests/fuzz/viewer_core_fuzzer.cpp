@@ -55,9 +55,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto report = skein::fuzz::run_lints(store.value(), true);
   if (!report) violated("the lints fail on an imported database");
   std::vector<skein::ControlTransfer> transfers = report.value().transfers;
-  if (!skein::store_lint_report(path, report.value(), skein::AnomalyDurability::rebuildable).ok())
+  if (!skein::store_lint_report(*store.value().owner(), report.value(), skein::WriteDurability::rebuildable).ok())
     violated("the findings are not stored");
-  if (!skein::store_transfers(path, std::move(transfers), skein::AnomalyDurability::rebuildable).ok())
+  if (!skein::store_transfers(*store.value().owner(), std::move(transfers), skein::WriteDurability::rebuildable).ok())
     violated("the verdicts are not stored");
 
   auto reopened = skein::TraceStore::open(path);

@@ -248,8 +248,8 @@ TEST_CASE("hostile: the corpus's databases through the fuzz targets' paths", "[h
       auto report = lint_store(store.value(), lint);
       REQUIRE(report.ok());
       std::vector<ControlTransfer> transfers = report.value().transfers;
-      CHECK(store_lint_report(db, report.value(), AnomalyDurability::rebuildable).ok());
-      CHECK(store_transfers(db, std::move(transfers), AnomalyDurability::rebuildable).ok());
+      CHECK(store_lint_report(*store.value().owner(), report.value(), WriteDurability::rebuildable).ok());
+      CHECK(store_transfers(*store.value().owner(), std::move(transfers), WriteDurability::rebuildable).ok());
     }
     auto linted = TraceStore::open(db);
     REQUIRE(linted.ok());

@@ -32,7 +32,7 @@
 #include "viewer/timeline/activity_overview.hpp"
 #include "viewer/timeline/flame_graph.hpp"
 #include "viewer/timeline/subsecond_heatmap.hpp"
-#include "viewer/timeline/thread_layout.hpp"
+#include "recorder/store/thread_layout.hpp"
 #include "viewer/timeline/timeline_data.hpp"
 #include "viewer/timeline/timeline_summary.hpp"
 #include "viewer/timeline/timeline_view.hpp"

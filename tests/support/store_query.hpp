@@ -18,7 +18,12 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+#include <stdexcept>
+
 #include "recorder/store/sqlite_database.hpp"
+#include "recorder/store/trace_database.hpp"
+#include "recorder/store/trace_store.hpp"
 #include "recorder/store/trace_import.hpp"
 #include "recorder/import/trace_source.hpp"
 
@@ -87,6 +92,15 @@ inline ImportResult import_text(const std::string& trace, const std::string& db,
     return r;
   }
   return import_source(std::move(source).value(), db, options);
+}
+
+// The owner of the trace database at `db` (trace_database.hpp), opened and
+// checked as the tools open it: what writes derived tables go through.
+// Throws, with the open's error, when it cannot be opened.
+inline std::shared_ptr<TraceDatabase> owner_of(const std::string& db) {
+  auto opened = TraceStore::open(db);
+  if (!opened) throw std::runtime_error(opened.error().to_string());
+  return opened.value().owner();
 }
 
 // The rows of `sql` on the database at `path`, as text; "ERROR: ..." when

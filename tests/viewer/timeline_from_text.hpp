@@ -33,7 +33,7 @@ inline std::shared_ptr<const TimelineData> timeline_from_text(const std::string&
   if (!findings.empty()) {
     LintReport report;
     report.findings = findings;
-    const Status stored = store_lint_report(db, report, AnomalyDurability::rebuildable);
+    const Status stored = store_lint_report(*owner_of(db), report, WriteDurability::rebuildable);
     if (!stored.ok()) {
       if (error) *error = stored.error().to_string();
       return nullptr;

@@ -1,36 +1,24 @@
 // anomaly_table.cpp — writes a lint's findings and transfers into an existing
-// trace database. Each store opens the database for update, starts BEGIN
-// IMMEDIATE, writes, and rolls back on any failure, so a store changes all
-// or nothing. The `anomalies` table is created when absent; when present,
-// its column list (pragma_table_info, in cid order) must match Skein's
-// exactly or the store fails, and its rows are then cleared and rewritten
-// through one prepared INSERT, numbering findings from 1 in report order.
-// A rebuildable (cache) database is written with synchronous = OFF.
+// trace database, in one write of its owner (trace_database.hpp: BEGIN
+// IMMEDIATE on the file the lint read, rolled back unless committed), so a
+// store changes all or nothing. The `anomalies` table is made empty
+// (derived_tables.hpp: created when absent, refused when a table of that
+// name has other columns), then rewritten through one prepared INSERT,
+// numbering findings from 1 in report order.
 #include "viewer/analysis/anomaly_table.hpp"
 
 #include <algorithm>
 
 #include "recorder/format/checked_arithmetic.hpp"
+#include "recorder/store/derived_tables.hpp"
 #include "recorder/store/sqlite_database.hpp"
 #include "viewer/analysis/transfer_table.hpp"
 
 namespace skein {
 namespace {
 
-constexpr std::string_view kColumns = "id,rule,severity,time,thread,from_thread,suspect,event,grouping,message";
-
-Status write(SqliteDatabase& db, const std::vector<LintFinding>& findings) {
-  if (!db.has_table("anomalies")) {
-    if (Status s = db.exec(kAnomaliesTableSql); !s.ok()) return s;
-  } else {
-    auto found = db.column_names("anomalies");
-    if (!found) return found.error();
-    if (found.value() != kColumns)
-      return file_error(db.name(), "cannot store the findings: its table 'anomalies' has columns (" + found.value() +
-                                       "), not Skein's (" + std::string(kColumns) + ")");
-    // No WHERE: SQLite turns it into a truncation.
-    if (Status s = db.exec("DELETE FROM anomalies"); !s.ok()) return s;
-  }
+Status write_findings(SqliteDatabase& db, const std::vector<LintFinding>& findings) {
+  if (Status s = replace_derived_rows(db, kAnomaliesTable); !s.ok()) return s;
   auto insert = db.prepare(
       "INSERT INTO anomalies(id, rule, severity, time, thread, from_thread, suspect, event, grouping, message) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
@@ -54,65 +42,33 @@ Status write(SqliteDatabase& db, const std::vector<LintFinding>& findings) {
   return {};
 }
 
-// The database opened for update and in a write transaction (BEGIN
-// IMMEDIATE, so no other writer comes between), after checking that it is
-// still the file `expected` names: results read from one file never go into
-// another that replaced it at the same path meanwhile.
-Result<SqliteDatabase> begin_results_write(const std::string& database_path, AnomalyDurability durability,
-                                           const std::optional<DatabaseFileIdentity>& expected) {
-  auto db = SqliteDatabase::open_for_update(database_path);
-  if (!db) return db.error();
-  if (durability == AnomalyDurability::rebuildable) {
-    // A cache is rebuilt from its trace at need (opened_store.hpp): like its
-    // import, it need not wait for the disk.
-    if (Status s = db.value().exec("PRAGMA synchronous = OFF"); !s.ok()) return s.error();
-  }
-  if (Status s = db.value().exec("BEGIN IMMEDIATE"); !s.ok()) return s.error();
-  if (expected) {
-    auto now = db.value().file_identity();
-    if (!now) return now.error();
-    if (now.value() != *expected)
-      return file_error(database_path,
-                        "was replaced by another database since it was linted; the lint's results are not stored");
-  }
-  return db;
-}
-
-Status commit(SqliteDatabase& db, Status written) {
-  if (!written.ok()) {
-    (void)db.exec("ROLLBACK");
-    return written;
-  }
-  if (Status s = db.exec("COMMIT"); !s.ok()) return s;
-  return db.close();
-}
-
 }  // namespace
 
-Status store_lint_report(const std::string& database_path, const LintReport& report, AnomalyDurability durability,
-                         const std::optional<DatabaseFileIdentity>& expected) {
-  auto db = begin_results_write(database_path, durability, expected);
-  if (!db) return db.error();
-  Status written = write(db.value(), report.findings);
-  if (written.ok() && !report.transfers.empty()) written = write_transfers(db.value(), report.transfers);
-  return commit(db.value(), std::move(written));
+Status store_lint_report(TraceDatabase& database, const LintReport& report, WriteDurability durability) {
+  auto write = database.begin_write(durability);
+  if (!write) return write.error();
+  SqliteDatabase& db = write.value().database();
+  if (Status s = write_findings(db, report.findings); !s.ok()) return s;
+  if (!report.transfers.empty())
+    if (Status s = write_transfers(db, report.transfers); !s.ok()) return s;
+  return write.value().commit();
 }
 
-Status store_transfers(const std::string& database_path, std::vector<ControlTransfer> transfers,
-                       AnomalyDurability durability, const std::optional<DatabaseFileIdentity>& expected) {
-  auto db = begin_results_write(database_path, durability, expected);
-  if (!db) return db.error();
-  return commit(db.value(), write_transfers(db.value(), std::move(transfers)));
+Status store_transfers(TraceDatabase& database, std::vector<ControlTransfer> transfers, WriteDurability durability) {
+  auto write = database.begin_write(durability);
+  if (!write) return write.error();
+  if (Status s = write_transfers(write.value().database(), std::move(transfers)); !s.ok()) return s;
+  return write.value().commit();
 }
 
 Result<LintResultsPresent> lint_results_present(SqliteDatabase& db) {
   LintResultsPresent present;
-  auto findings = db.column_names("anomalies");
+  auto findings = has_derived_columns(db, kAnomaliesTable);
   if (!findings) return findings.error();
-  present.findings = findings.value() == kColumns;
-  auto causes = db.column_names("transfers");
+  present.findings = findings.value();
+  auto causes = has_derived_columns(db, kTransfersTable);
   if (!causes) return causes.error();
-  present.causes = causes.value() == kTransfersColumns;
+  present.causes = causes.value();
   return present;
 }
 

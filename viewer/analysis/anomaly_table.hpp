@@ -12,8 +12,8 @@
 // A cache database is rebuilt from scratch when its trace changes, so its
 // findings never outlive the trace they were found in.
 //
-// Reading is here too (read_stored_findings), so the table has one
-// definition: its SQL, its columns, the spellings older databases used.
+// Reading is here too (read_stored_findings), with the spellings older
+// databases used; the table's definition is recorder/store/derived_tables.hpp's.
 //
 // Invariants: a table named `anomalies` or `transfers` with other columns
 // (a user's own) is left alone and storing fails with a message saying so;
@@ -28,38 +28,26 @@
 
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/store/sqlite_database.hpp"
+#include "recorder/store/trace_database.hpp"
 #include "viewer/analysis/lint_finding.hpp"
 #include "viewer/analysis/lint_run.hpp"
 
 namespace skein {
 
-inline constexpr const char* kAnomaliesTableSql =
-    "CREATE TABLE anomalies(id INTEGER PRIMARY KEY, rule TEXT NOT NULL, severity TEXT NOT NULL, "
-    "time INTEGER NOT NULL, thread INTEGER NOT NULL, from_thread INTEGER, suspect INTEGER, event INTEGER, "
-    "grouping TEXT, message TEXT NOT NULL)";
-
-// How much the write waits for the disk: a user's database is written
-// durably (SQLite's default); a cache database, which is rebuilt from its
-// trace at need, skips the fsyncs as its import does.
-enum class AnomalyDurability : std::uint8_t { durable, rebuildable };
-
-// Opens `database_path` for writing and replaces its findings with
-// `report`'s (numbered in order from 1) and, when the report kept them,
-// its transfers (verdicts depend on the records only, so causes stored
-// before stay true of the same database). Fails (and changes nothing) on
-// a read-only database, and, given `expected` (the identity of the file the
-// lint read), when another file has replaced that one at the path since.
-[[nodiscard]] Status store_lint_report(const std::string& database_path, const LintReport& report,
-                                       AnomalyDurability durability = AnomalyDurability::durable,
-                                       const std::optional<DatabaseFileIdentity>& expected = std::nullopt);
+// Replaces `database`'s findings with `report`'s (numbered in order from
+// 1) and, when the report kept them, its transfers (verdicts depend on the
+// records only, so causes stored before stay true of the same database),
+// through the owner's writer (trace_database.hpp). Fails (and changes
+// nothing) on a read-only database, and when another file has replaced the
+// one the owner opened (and the lint read) at its path since.
+[[nodiscard]] Status store_lint_report(TraceDatabase& database, const LintReport& report,
+                                       WriteDurability durability = WriteDurability::durable);
 
 // Replaces only the `transfers` table's rows: the causes of a database
 // whose findings were stored without them (`skein lint` stores findings
 // only; `skein why` and the viewer add the causes when they need them).
-// `expected` as for store_lint_report().
-[[nodiscard]] Status store_transfers(const std::string& database_path, std::vector<ControlTransfer> transfers,
-                                     AnomalyDurability durability = AnomalyDurability::durable,
-                                     const std::optional<DatabaseFileIdentity>& expected = std::nullopt);
+[[nodiscard]] Status store_transfers(TraceDatabase& database, std::vector<ControlTransfer> transfers,
+                                     WriteDurability durability = WriteDurability::durable);
 
 // What a database holds of a lint's results, each table with Skein's
 // columns: its findings, and the replay's verdicts.

@@ -4,10 +4,11 @@
 
 #include <algorithm>
 
+#include "recorder/store/derived_tables.hpp"
+
 namespace skein {
 namespace {
 
-constexpr std::string_view kColumns = kTransfersColumns;
 constexpr int kCauseCount = static_cast<int>(kControlCauseCount);
 
 std::optional<std::int64_t> thread_or_null(ThreadId t) {
@@ -37,22 +38,8 @@ Result<MergeGroups> merge_group_roots(SqliteDatabase& db) {
 
 Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfers, const std::string& schema) {
   // `schema` is ours, never a trace's text: "" or an identifier we chose.
+  if (Status s = replace_derived_rows(db, kTransfersTable, schema); !s.ok()) return s;
   const std::string prefix = schema.empty() ? std::string() : schema + ".";
-  auto exists = db.query_int("SELECT count(*) FROM " + prefix +
-                             "sqlite_schema WHERE type = 'table' AND name = 'transfers'");
-  if (!exists) return exists.error();
-  if (exists.value() == 0) {
-    std::string create = kTransfersTableSql;
-    create.insert(std::string("CREATE TABLE ").size(), prefix);
-    if (Status s = db.exec(create); !s.ok()) return s;
-  } else {
-    auto found = db.column_names("transfers");
-    if (!found) return found.error();
-    if (found.value() != kColumns)
-      return file_error(db.name(), "cannot store the causes: its table 'transfers' has columns (" + found.value() +
-                                       "), not Skein's (" + std::string(kColumns) + ")");
-    if (Status s = db.exec("DELETE FROM transfers"); !s.ok()) return s;
-  }
   auto groups = merge_group_roots(db);
   if (!groups) return groups.error();
   // In key order: the group, then the record, then the kind.
@@ -97,9 +84,9 @@ Result<std::optional<TransferLookup>> TransferLookup::open(SqliteDatabase& db) {
   auto exists = db.query_int("SELECT count(*) FROM pragma_table_list WHERE name = 'transfers' AND type = 'table'");
   if (!exists) return exists.error();
   if (exists.value() == 0) return std::optional<TransferLookup>();
-  auto found = db.column_names("transfers");
-  if (!found) return found.error();
-  if (found.value() != kColumns) return std::optional<TransferLookup>();
+  auto ours = has_derived_columns(db, kTransfersTable);
+  if (!ours) return ours.error();
+  if (!ours.value()) return std::optional<TransferLookup>();
   auto at = db.prepare(
       "SELECT event, kind, thread, from_thread, input, cause, cause_event, suspect FROM transfers "
       "WHERE grp = ?1 AND event = ?2 AND kind = ?3");

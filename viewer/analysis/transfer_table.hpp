@@ -19,7 +19,8 @@
 // record that explains it (NULL when none), `suspect` who most likely owes
 // the missing record when unexplained.
 //
-// Like `anomalies`, it is not part of the imported schema: `skein lint`
+// Like `anomalies`, it is not part of the imported schema (its definition
+// is recorder/store/derived_tables.hpp's): `skein lint`
 // (and skein-view, when it lints a trace on opening) writes it beside the
 // findings, in the same transaction, replacing the whole table.
 //
@@ -40,13 +41,6 @@
 #include "viewer/analysis/merge_groups.hpp"
 
 namespace skein {
-
-inline constexpr const char* kTransfersTableSql =
-    "CREATE TABLE transfers(grp INTEGER NOT NULL, event INTEGER NOT NULL, kind INTEGER NOT NULL, "
-    "thread INTEGER NOT NULL, from_thread INTEGER, input INTEGER, cause INTEGER NOT NULL, cause_event INTEGER, "
-    "suspect INTEGER, PRIMARY KEY(grp, event, kind)) WITHOUT ROWID";
-inline constexpr std::string_view kTransfersColumns =
-    "grp,event,kind,thread,from_thread,input,cause,cause_event,suspect";
 
 enum class TransferKind : std::uint8_t { transfer = 0, unresolved_read = 1, hand_off = 2 };
 

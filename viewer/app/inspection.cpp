@@ -175,13 +175,13 @@ void Inspection::set_data(std::shared_ptr<const TimelineData> full) {
   // The lints, after this first frame (the worker starts on the next turn
   // of the event loop).
   finding_to_show_.reset();
-  if (full) analysis_->open(full->source, full);
+  if (full) analysis_->open(full->database, full);
 }
 
 void Inspection::resume_analysis(const QString& replaced) {
   const std::shared_ptr<const TimelineData> full = view_->full();
   if (!full || QString::fromStdString(full->source) == replaced) return;
-  analysis_->open(full->source, full);
+  analysis_->open(full->database, full);
   anomalies_->set_linting(true);
 }
 

@@ -192,12 +192,13 @@ void MainWindow::reload() {
   open(current_path_);
 }
 
-void MainWindow::read_notice(quint64 job, const std::string& database) {
+void MainWindow::read_notice(quint64 job, std::shared_ptr<TraceDatabase> database) {
   notice_reader_.post([this, job, database] {
     // A database that cannot be read (within the patience) shows no notice.
     QString text;
-    if (auto read = read_trace_completeness(database))
-      text = QString::fromStdString(trace_completeness_notice(read.value()));
+    if (database)
+      if (auto read = read_trace_completeness(*database))
+        text = QString::fromStdString(trace_completeness_notice(read.value()));
     notice_reader_.deliver([this, job, text] {
       if (job != job_) return;  // a stale job
       notice_->set_notice(text);
@@ -242,7 +243,7 @@ void MainWindow::on_loaded(quint64 job, std::shared_ptr<const TimelineData> load
   remember(current_path_);
   setWindowTitle(QStringLiteral("%1 — Skein").arg(QFileInfo(current_path_).fileName()));
   notice_->set_notice(QString());
-  read_notice(job, loaded->source);
+  read_notice(job, loaded->database);
   inspection_->set_data(std::move(loaded));
   if (reloading_) {
     // The window and the selection of before, where they still exist.

@@ -122,7 +122,7 @@ class MainWindow : public QMainWindow {
   void rebuild_recent_menu();
   void update_status();
   void report_missing_finding(std::int64_t number);
-  void read_notice(quint64 job, const std::string& database);
+  void read_notice(quint64 job, std::shared_ptr<TraceDatabase> database);
 
   void show_context_menu(std::uint32_t thread, QPoint global);
 

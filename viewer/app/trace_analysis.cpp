@@ -9,6 +9,7 @@
 #include "viewer/app/trace_analysis.hpp"
 
 
+#include "recorder/store/trace_database.hpp"
 #include "recorder/store/trace_store.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/lint_run.hpp"
@@ -32,34 +33,29 @@ void answer_with_no_trace(QObject* context, std::function<void(Result<T>)> done)
 // Touched on the worker thread only.
 struct TraceAnalysis::Worker {
   quint64 generation = 0;
-  std::string path;
-  std::optional<TraceStore> store;
-  std::optional<DatabaseFileIdentity> identity;  // of the file `store` read
+  std::shared_ptr<TraceDatabase> database;  // the owner of the file read (trace_database.hpp)
+  std::optional<TraceStore> store;          // this worker's reader of it
   bool linted = false;  // the database (or the attached one) holds the causes
   std::optional<WhyEngine> engine;
   std::shared_ptr<const TraceEventList> events;
 
-  void reset(quint64 g, const std::string& to) {
+  void reset(quint64 g, std::shared_ptr<TraceDatabase> to) {
     engine.reset();
     events.reset();
     store.reset();
-    identity.reset();
     linted = false;
     generation = g;
-    path = to;
+    database = std::move(to);
   }
 
+  // A reader of the very file the timeline was read from: its owner
+  // refuses once a re-import has replaced it.
   Status ensure_store() {
     if (store) return {};
-    auto opened = TraceStore::open(path);
+    if (!database) return file_error("", "no trace is open");
+    auto opened = database->reader();
     if (!opened) return opened.error();
     store = std::move(opened).value();
-    auto held = store->database().file_identity();
-    if (!held) {
-      store.reset();
-      return held.error();
-    }
-    identity = held.value();
     return {};
   }
 
@@ -87,16 +83,15 @@ struct TraceAnalysis::Worker {
     auto report = lint_store(*store, options);
     if (!report) return report.error();
     if (before_storing && *before_storing) (*before_storing)();
-    if (closed.load()) return file_error(path, "the lint was cancelled");
+    if (closed.load()) return file_error(database->path(), "the lint was cancelled");
     // Findings stored already (by `skein lint`, maybe with its own
     // settings) stay as they are: only the causes are added.
     const bool add_causes_only = present.value().findings;
     outcome.ran = !add_causes_only;
     if (!add_causes_only) outcome.findings = report.value().findings;
     const Status stored = add_causes_only
-                              ? store_transfers(path, report.value().transfers, AnomalyDurability::rebuildable,
-                                                identity)
-                              : store_lint_report(path, report.value(), AnomalyDurability::rebuildable, identity);
+                              ? store_transfers(*database, report.value().transfers, WriteDurability::rebuildable)
+                              : store_lint_report(*database, report.value(), WriteDurability::rebuildable);
     if (stored.ok()) {
       outcome.stored = true;
     } else {
@@ -155,7 +150,7 @@ std::shared_future<void> TraceAnalysis::close() {
   // Runs after the job in progress, which stops soon (its flag is set);
   // should the worker go first, the promise is broken, which is ready too.
   background_->post([worker, g, released] {
-    worker->reset(g, std::string());
+    worker->reset(g, nullptr);
     released->set_value();
   });
   return done;
@@ -165,7 +160,7 @@ void TraceAnalysis::set_before_storing(std::function<void()> hook) {
   before_storing_ = hook ? std::make_shared<const std::function<void()>>(std::move(hook)) : nullptr;
 }
 
-void TraceAnalysis::open(const std::string& database, std::shared_ptr<const TimelineData> timeline) {
+void TraceAnalysis::open(std::shared_ptr<TraceDatabase> database, std::shared_ptr<const TimelineData> timeline) {
   (void)close();
   const quint64 g = ++generation_;
   linting_ = true;

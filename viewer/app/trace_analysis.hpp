@@ -23,8 +23,10 @@
 // worker may still read the old database or write the lint's results into
 // it; once it is, nothing here holds or writes it. A running lint stops at
 // its next batch of records and stores nothing; questions still queued are
-// dropped. Results are only ever written into the very file the lint read
-// (anomaly_table.hpp's `expected`), whoever else replaces it.
+// dropped. The worker reads and writes only through the database's owner
+// (recorder/store/trace_database.hpp), so results are only ever written into
+// the very file the timeline and the lint read, whoever else replaces it.
+// The owner holds no connection itself: the timeline may keep it.
 #pragma once
 
 #include <QObject>
@@ -50,10 +52,10 @@ class TraceAnalysis : public QObject {
   explicit TraceAnalysis(QObject* parent = nullptr);
   ~TraceAnalysis() override;
 
-  // A new trace database: drops what was kept for the last, and lints.
-  // `timeline` is the trace as loaded, whose thread index maps stored
-  // findings; the worker only reads it.
-  void open(const std::string& database, std::shared_ptr<const TimelineData> timeline);
+  // A new trace database, by its owner: drops what was kept for the last,
+  // and lints. `timeline` is the trace as loaded from it, whose thread
+  // index maps stored findings; the worker only reads it.
+  void open(std::shared_ptr<TraceDatabase> database, std::shared_ptr<const TimelineData> timeline);
   // Drops the open trace, as described above; ready at once when none is
   // open. Results still to come for it are never delivered.
   std::shared_future<void> close();

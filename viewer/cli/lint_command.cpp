@@ -295,12 +295,12 @@ int run_lint(const QStringList& args) {
         [&](std::uint32_t n) { return "skein-view " + quoted + " --finding " + std::to_string(n); }));
   }
   if (!parser.isSet(no_store)) {
-    const std::string database = opened->database_path;
     // A TRACE's database is its cache, which the trace rebuilds.
-    const AnomalyDurability durability =
-        database != path ? AnomalyDurability::rebuildable : AnomalyDurability::durable;
+    const WriteDurability durability =
+        opened->database_path != path ? WriteDurability::rebuildable : WriteDurability::durable;
+    const std::shared_ptr<TraceDatabase> owner = opened->store->owner();
     opened.reset();  // close the read-only connection before writing
-    if (Status s = store_lint_report(database, report.value(), durability); !s.ok())
+    if (Status s = store_lint_report(*owner, report.value(), durability); !s.ok())
       print_err("skein lint: note: the findings were not stored: " + s.error().to_string() + "\n");
   }
   return printed.findings.empty() ? kExitOk : kExitProblems;

@@ -26,20 +26,30 @@ bool ensure_lint_results(std::optional<OpenedStore>& opened, const std::string& 
     exit_code = kExitUsage;
     return false;
   }
-  const std::string database = opened->database_path;
-  const AnomalyDurability durability = database != path ? AnomalyDurability::rebuildable : AnomalyDurability::durable;
-  opened.reset();
+  // A TRACE's database is its cache, which the trace rebuilds.
+  const WriteDurability durability =
+      opened->database_path != path ? WriteDurability::rebuildable : WriteDurability::durable;
+  const std::shared_ptr<TraceDatabase> owner = opened->store->owner();
+  opened->store.reset();  // the read-only connection closed before writing
   const Status s = present.value().findings
-                       ? store_transfers(database, std::move(report.value().transfers), durability)
-                       : store_lint_report(database, report.value(), durability);
+                       ? store_transfers(*owner, std::move(report.value().transfers), durability)
+                       : store_lint_report(*owner, report.value(), durability);
   if (!s.ok()) {
     print_err(std::string("skein ") + command + ": cannot store the lints' results it needs: " + s.error().to_string() +
               "\n");
     exit_code = kExitUsage;
     return false;
   }
-  opened = open_store_or_report(path, exit_code);
-  return opened.has_value();
+  // The same file, read again: its values were checked, and what was just
+  // written is ours (trace_database.hpp), so this reader scans nothing.
+  auto reader = owner->reader();
+  if (!reader) {
+    print_err(reader.error().to_string() + "\n");
+    exit_code = kExitUsage;
+    return false;
+  }
+  opened->store.emplace(std::move(reader).value());
+  return true;
 }
 
 }  // namespace skein::cli

@@ -1,5 +1,7 @@
 // layout_cache.hpp — the thread layout (thread_layout.hpp), kept in the
-// trace database so that opening a trace a second time skips computing it.
+// trace database so that opening a trace computes none: the import writes
+// it; for a database made without it (an older Skein's), the first opening
+// computes it and writes it here.
 //
 // The table is `layout_v2(thread INTEGER PRIMARY KEY, row INTEGER NOT NULL)`
 // (recorder/store/SCHEMA.md, "Tables the viewer adds"): the `_v2` is the layout
@@ -10,9 +12,10 @@
 // table is a valid cache: complete means exactly one row per thread.
 //
 // Reading goes through the store's read-only, defensive connection. Writing
-// opens a second connection, read-write, with the same defensive settings
-// (no triggers, untrusted schema), and writes the whole table in one
-// transaction; a database in a read-only place just stays without cache.
+// is one write of the database's owner (trace_database.hpp), which writes
+// the whole table in one transaction, into the very file the layout was
+// computed from; a database in a read-only place just stays without cache.
+// The table's definition is recorder/store/derived_tables.hpp's.
 #pragma once
 
 #include <optional>
@@ -20,12 +23,11 @@
 #include <vector>
 
 #include "recorder/format/diagnostic.hpp"
+#include "recorder/store/trace_database.hpp"
 #include "recorder/store/trace_store.hpp"
-#include "viewer/timeline/thread_layout.hpp"
+#include "recorder/store/thread_layout.hpp"
 
 namespace skein {
-
-inline constexpr std::string_view kLayoutTable = "layout_v2";
 
 // The cached rows as (thread id, row), sorted by thread id; nullopt when
 // there is no complete cache of `thread_count` rows.
@@ -33,7 +35,7 @@ inline constexpr std::string_view kLayoutTable = "layout_v2";
     TraceStore& store, std::size_t thread_count);
 
 // Writes (replaces) the cache; `rows` as read_layout_cache returns them.
-[[nodiscard]] Status write_layout_cache(const std::string& database_path,
+[[nodiscard]] Status write_layout_cache(TraceDatabase& database,
                                         const std::vector<std::pair<ThreadId, std::int32_t>>& rows);
 
 }  // namespace skein

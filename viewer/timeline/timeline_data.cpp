@@ -15,7 +15,7 @@
 #include "recorder/store/events_table.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/timeline/layout_cache.hpp"
-#include "viewer/timeline/thread_layout.hpp"
+#include "recorder/store/thread_layout.hpp"
 
 namespace skein {
 namespace {
@@ -190,7 +190,7 @@ void place_rows(TraceStore& store, const TimelineLoadOptions& options, std::vect
       std::vector<std::pair<ThreadId, std::int32_t>> cache(data.threads.size());
       for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = {data.threads[i].id, rows[i]};
       // A database in a read-only place keeps working without its cache.
-      (void)write_layout_cache(store.path(), cache).ok();
+      (void)write_layout_cache(*store.owner(), cache).ok();
     }
   }
   layout_input.clear();
@@ -498,6 +498,7 @@ void place_activation(TimelineData& data, TimelineActivation a) {
 Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions& options) {
   TimelineData data;
   data.source = store.path();
+  data.database = store.owner();
   data.first_time = store.meta_int("first_time").value_or(0);
   data.end_time = store.meta_int("end_time").value_or(data.first_time);
   Interner strings(data.strings);

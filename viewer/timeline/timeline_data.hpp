@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "recorder/format/diagnostic.hpp"
+#include "recorder/store/trace_database.hpp"
 #include "recorder/store/trace_store.hpp"
 
 namespace skein {
@@ -116,6 +117,10 @@ struct TimelineRow {
 
 struct TimelineData {
   std::string source;  // the database's path
+  // The owner of the database it was read from (trace_database.hpp), for
+  // the readers and the writer of the work that follows the first frame;
+  // null for data made otherwise (tests).
+  std::shared_ptr<TraceDatabase> database;
   TimeNs first_time = 0;
   TimeNs end_time = 0;
   std::vector<TimelineThread> threads;

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "recorder/format/checked_arithmetic.hpp"
-#include "viewer/timeline/thread_layout.hpp"
+#include "recorder/store/thread_layout.hpp"
 
 namespace skein {
 namespace {

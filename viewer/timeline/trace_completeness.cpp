@@ -42,13 +42,13 @@ Result<TraceCompleteness> read_trace_completeness(TraceStore& store) {
   return c;
 }
 
-Result<TraceCompleteness> read_trace_completeness(const std::string& database) {
+Result<TraceCompleteness> read_trace_completeness(TraceDatabase& database) {
   using Clock = std::chrono::steady_clock;
   const auto give_up = Clock::now() + std::chrono::milliseconds(kCompletenessPatienceMs);
   for (;;) {
     // Opening checks the schema before a busy timeout can be set: a lock
     // met there is met again after a pause.
-    auto store = TraceStore::open(database);
+    auto store = database.reader();
     if (store) {
       sqlite3_busy_timeout(store.value().database().handle(), kCompletenessPatienceMs);
       auto read = read_trace_completeness(store.value());

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "recorder/store/trace_database.hpp"
 #include "recorder/store/trace_store.hpp"
 
 namespace skein {
@@ -34,12 +35,12 @@ struct TraceCompleteness {
 // the field's default (a database without `ended` is taken as ended). An
 // error reading them is returned, never taken for "complete".
 [[nodiscard]] Result<TraceCompleteness> read_trace_completeness(TraceStore& store);
-// Opens `database` and reads it. Another connection may be writing to it
-// meanwhile (the layout cache, a lint storing its findings): a lock is
-// waited for, and an open that meets one is tried again, for up to
-// kCompletenessPatienceMs.
+// Reads it through a reader of its own from `database`'s owner. Another
+// connection may be writing to it meanwhile (the layout cache, a lint
+// storing its findings): a lock is waited for, and an open that meets one
+// is tried again, for up to kCompletenessPatienceMs.
 inline constexpr int kCompletenessPatienceMs = 3000;
-[[nodiscard]] Result<TraceCompleteness> read_trace_completeness(const std::string& database);
+[[nodiscard]] Result<TraceCompleteness> read_trace_completeness(TraceDatabase& database);
 
 // The banner's text: "" for a complete trace, else one sentence for each
 // thing missing, in the order end, truncation, ring, lost records.

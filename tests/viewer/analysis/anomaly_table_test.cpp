@@ -84,7 +84,7 @@ TEST_CASE("anomalies: findings are stored beside the trace's tables") {
   REQUIRE(test::import_text(kTrace, db).ok());
   const LintReport report = lint(db);
   REQUIRE(report.findings.size() == 2);
-  REQUIRE(store_lint_report(db, report).ok());
+  REQUIRE(store_lint_report(*test::owner_of(db), report).ok());
   // A finding's id is its number in the report.
   CHECK(query(db, "SELECT id, rule, severity, time, thread, from_thread, suspect, event, grouping, message "
                   "FROM anomalies ORDER BY id") ==
@@ -103,7 +103,7 @@ TEST_CASE("anomalies: findings are stored beside the trace's tables") {
   // Still a valid Skein database.
   CHECK(TraceStore::open(db).ok());
   // Storing again replaces every row, of both tables.
-  REQUIRE(store_lint_report(db, LintReport{}).ok());
+  REQUIRE(store_lint_report(*test::owner_of(db), LintReport{}).ok());
   CHECK(query(db, "SELECT count(*) FROM anomalies") == "0\n");
 }
 
@@ -117,7 +117,7 @@ TEST_CASE("anomalies: a user's own table of that name is not touched") {
     REQUIRE(w.value().exec("CREATE TABLE anomalies(note TEXT); INSERT INTO anomalies VALUES ('mine')").ok());
     REQUIRE(w.value().close().ok());
   }
-  const Status s = store_lint_report(db, lint(db));
+  const Status s = store_lint_report(*test::owner_of(db), lint(db));
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().to_string() == db + ": cannot store the findings: its table 'anomalies' has columns (note), not "
                                       "Skein's (id,rule,severity,time,thread,from_thread,suspect,event,grouping,message)");
@@ -141,7 +141,7 @@ TEST_CASE("anomalies: a database that cannot be written is linted all the same a
     REQUIRE(open_errno(db, O_RDWR) == EACCES);
     const LintReport report = lint(db);
     CHECK(report.findings.size() == 2);
-    const Status s = store_lint_report(db, report);
+    const Status s = store_lint_report(*test::owner_of(db), report);
     REQUIRE_FALSE(s.ok());
     CHECK(s.error().to_string() == db + ": the database is read-only");
   }
@@ -152,7 +152,7 @@ TEST_CASE("anomalies: a database that cannot be written is linted all the same a
     REQUIRE(open_errno(folder + "/t.db-journal", O_WRONLY | O_CREAT | O_EXCL) == EACCES);
     const LintReport report = lint(db);
     CHECK(report.findings.size() == 2);
-    const Status s = store_lint_report(db, report);
+    const Status s = store_lint_report(*test::owner_of(db), report);
     REQUIRE_FALSE(s.ok());
     // SQLite's SQLITE_READONLY_DIRECTORY, from the first statement that writes.
     CHECK(s.error().to_string() == db + ": 'CREATE TABLE anomalies(id INTEGER PRIMARY KEY, rule TEXT NOT' failed: "
@@ -167,18 +167,12 @@ TEST_CASE("anomalies: results are stored only into the very file the lint read")
   TempDir dir;
   const std::string db = dir.file("t.db");
   REQUIRE(test::import_text(kTrace, db).ok());
+  // The owner of the file the lint reads, as the tools hold it.
+  const std::shared_ptr<TraceDatabase> owner = test::owner_of(db);
   const LintReport report = lint(db);
   REQUIRE(!report.findings.empty());
-  std::optional<DatabaseFileIdentity> read;
-  {
-    auto opened = SqliteDatabase::open_untrusted(db);
-    REQUIRE(opened.ok());
-    auto identity = opened.value().file_identity();
-    REQUIRE(identity.ok());
-    read = identity.value();
-  }
   SECTION("the same file: stored") {
-    REQUIRE(store_lint_report(db, report, AnomalyDurability::durable, read).ok());
+    REQUIRE(store_lint_report(*owner, report, WriteDurability::durable).ok());
     REQUIRE(query(db, "SELECT count(*) FROM anomalies") == std::to_string(report.findings.size()) + "\n");
   }
   SECTION("another file renamed into its place: refused, and the newcomer left as it was") {
@@ -186,13 +180,17 @@ TEST_CASE("anomalies: results are stored only into the very file the lint read")
     REQUIRE(test::import_text("(skein-trace 1)\n(spawn 0 1 0 task)\n(end 10)\n", other).ok());
     REQUIRE(std::rename(other.c_str(), db.c_str()) == 0);
     const std::string before = read_bytes(db);
-    const Status stored = store_lint_report(db, report, AnomalyDurability::durable, read);
+    const Status stored = store_lint_report(*owner, report, WriteDurability::durable);
     REQUIRE(!stored.ok());
-    CHECK_THAT(stored.error().to_string(), Catch::Contains("was replaced by another database since it was linted"));
+    CHECK(stored.error().to_string() == db + ": was replaced by another database since it was opened; open it again");
     CHECK(read_bytes(db) == before);
-    const Status causes = store_transfers(db, report.transfers, AnomalyDurability::durable, read);
+    const Status causes = store_transfers(*owner, report.transfers, WriteDurability::durable);
     REQUIRE(!causes.ok());
     CHECK(read_bytes(db) == before);
+    // Nor is it read through the old owner.
+    auto reader = owner->reader();
+    REQUIRE(!reader.ok());
+    CHECK(reader.error().to_string() == stored.error().to_string());
   }
 }
 

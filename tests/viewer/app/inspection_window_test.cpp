@@ -106,7 +106,7 @@ class InspectionWindowTest : public QObject {
       QVERIFY(report.ok());
       QVERIFY(!report.value().findings.empty());
       report_size_ = report.value().findings.size();
-      QVERIFY(store_lint_report(db_.toStdString(), report.value()).ok());
+      QVERIFY(store_lint_report(*store.value().owner(), report.value()).ok());
     }
     window_ = std::make_unique<MainWindow>();
     window_->resize(1400, 900);

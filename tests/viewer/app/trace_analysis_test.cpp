@@ -98,7 +98,7 @@ class TraceAnalysisTest : public QObject {
     loader.load(trace, cache);
     QVERIFY(loaded.wait(20000));
     auto first = loaded.takeFirst().at(1).value<std::shared_ptr<const TimelineData>>();
-    analysis.open(first->source, first);
+    analysis.open(first->database, first);
     QVERIFY(gate.wait_reached());  // the first lint is done and about to store
 
     // The trace grows (another size, so the cache is stale) and is
@@ -114,7 +114,7 @@ class TraceAnalysisTest : public QObject {
     auto second = loaded.first().at(1).value<std::shared_ptr<const TimelineData>>();
     QCOMPARE(second->source, first->source);  // the same cache file, replaced
 
-    analysis.open(second->source, second);
+    analysis.open(second->database, second);
     QVERIFY(ready.wait(20000));
     // Only the new trace's lint reported: the closed one delivered nothing.
     QCOMPARE(ready.count(), 1);
@@ -138,7 +138,9 @@ class TraceAnalysisTest : public QObject {
     StoreGate gate;
     analysis.set_before_storing(gate.hook());
     QSignalSpy ready(&analysis, &TraceAnalysis::findings_ready);
-    analysis.open(db, nullptr);
+    auto first = TraceStore::open(db);
+    QVERIFY(first.ok());
+    analysis.open(first.value().owner(), nullptr);
     QVERIFY(gate.wait_reached());
     // Someone else imports another trace to the same path meanwhile.
     QVERIFY(import_trace(two.toStdString(), db, options).ok());

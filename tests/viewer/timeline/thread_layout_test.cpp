@@ -1,4 +1,4 @@
-// thread_layout_test.cpp — the row assignment of viewer/timeline/thread_layout:
+// thread_layout_test.cpp — the row assignment of recorder/store/thread_layout:
 // hand-worked cases for each rule (first free row at or below the parent,
 // reuse of free rows, merge chains on one row), then the invariants on a
 // large random forest: no two chains overlap on a row, children never above
@@ -11,7 +11,7 @@
 #include <map>
 #include <random>
 
-#include "viewer/timeline/thread_layout.hpp"
+#include "recorder/store/thread_layout.hpp"
 #include "viewer/timeline/timeline_data.hpp"
 #include "viewer/timeline/timeline_view.hpp"
 

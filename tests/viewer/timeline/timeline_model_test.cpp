@@ -1,8 +1,9 @@
 // timeline_model_test.cpp — the widget-free parts of the timeline: the
 // time<->pixel mapping (zoom keeps the time under the pointer), the ruler's
 // divisions and caption, duration parsing for `skein render`,
-// load_timeline() on a small trace imported for real, with its layout cache
-// written on the first load and used on the second, and the navigation:
+// load_timeline() on a small trace imported for real, with its rows placed
+// by the import (and computed and written for a database without them, as
+// the viewer computes them: the same rows), and the navigation:
 // the limits of zoom and pan, End, reveal_window and the zoom history.
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -10,7 +11,10 @@
 #include <fstream>
 #include <sqlite3.h>
 
+#include "recorder/format/trace_writer.hpp"
 #include "recorder/store/trace_import.hpp"
+#include "samples/synthetic/synthetic_trace.hpp"
+#include "tests/support/store_query.hpp"
 #include "viewer/timeline/layout_cache.hpp"
 #include "viewer/timeline/time_mapping.hpp"
 #include "viewer/timeline/time_ruler.hpp"
@@ -125,7 +129,7 @@ TEST_CASE("load_timeline reads threads, rows, edges, bands and counters", "[time
   auto loaded = load_timeline(store.value());
   REQUIRE(loaded.ok());
   const TimelineData& d = loaded.value();
-  CHECK_FALSE(d.layout_from_cache);
+  CHECK(d.layout_from_cache);  // the import placed the rows
   CHECK(d.check_invariants());
   CHECK(d.first_time == 1000);
   CHECK(d.end_time == 4000);
@@ -170,33 +174,6 @@ TEST_CASE("load_timeline reads threads, rows, edges, bands and counters", "[time
   CHECK_FALSE(d.thread_at(static_cast<std::int32_t>(d.rows.size()) + 3, 1500, 0));
 }
 
-TEST_CASE("the layout is cached in the database and read back", "[timeline]") {
-  TempStore temp;
-  std::vector<std::int32_t> first_rows;
-  {
-    auto store = TraceStore::open(temp.db);
-    REQUIRE(store.ok());
-    CHECK_FALSE(read_layout_cache(store.value(), 6));
-    auto loaded = load_timeline(store.value());
-    REQUIRE(loaded.ok());
-    CHECK_FALSE(loaded.value().layout_from_cache);
-    for (const auto& t : loaded.value().threads) first_rows.push_back(t.row);
-  }
-  auto store = TraceStore::open(temp.db);
-  REQUIRE(store.ok());  // the extra table keeps the database a valid Skein database
-  const auto cached = read_layout_cache(store.value(), 6);
-  REQUIRE(cached);
-  CHECK_FALSE(read_layout_cache(store.value(), 7));  // incomplete for 7 threads
-  auto loaded = load_timeline(store.value());
-  REQUIRE(loaded.ok());
-  CHECK(loaded.value().layout_from_cache);
-  std::vector<std::int32_t> rows;
-  for (const auto& t : loaded.value().threads) rows.push_back(t.row);
-  CHECK(rows == first_rows);
-  CHECK(loaded.value().threads[*loaded.value().thread_index(3)].chain ==
-        loaded.value().threads[*loaded.value().thread_index(4)].chain);
-}
-
 namespace {
 
 void exec_sql(const std::string& db, const char* sql) {
@@ -208,6 +185,85 @@ void exec_sql(const std::string& db, const char* sql) {
 }
 
 }  // namespace
+
+TEST_CASE("the import places the rows, and a database without them gets the same rows at its first opening",
+          "[timeline]") {
+  TempStore temp;
+  const auto rows_of = [](const TimelineData& d) {
+    std::vector<std::int32_t> rows;
+    for (const auto& t : d.threads) rows.push_back(t.row);
+    return rows;
+  };
+  std::vector<std::int32_t> imported_rows;
+  {
+    auto store = TraceStore::open(temp.db);
+    REQUIRE(store.ok());
+    REQUIRE(read_layout_cache(store.value(), 6));
+    CHECK_FALSE(read_layout_cache(store.value(), 7));  // incomplete for 7 threads
+    auto loaded = load_timeline(store.value());
+    REQUIRE(loaded.ok());
+    CHECK(loaded.value().layout_from_cache);
+    imported_rows = rows_of(loaded.value());
+  }
+  // An older Skein's database: no layout_v2. The viewer computes the rows
+  // from the threads table as read back, and they are the import's.
+  exec_sql(temp.db, "DROP TABLE layout_v2");
+  {
+    auto store = TraceStore::open(temp.db);
+    REQUIRE(store.ok());  // a database without the table is a valid one
+    CHECK_FALSE(read_layout_cache(store.value(), 6));
+    auto loaded = load_timeline(store.value());
+    REQUIRE(loaded.ok());
+    CHECK_FALSE(loaded.value().layout_from_cache);
+    CHECK(rows_of(loaded.value()) == imported_rows);
+  }
+  // ...and wrote them, so the next opening reads them.
+  auto store = TraceStore::open(temp.db);
+  REQUIRE(store.ok());
+  REQUIRE(read_layout_cache(store.value(), 6));
+  auto loaded = load_timeline(store.value());
+  REQUIRE(loaded.ok());
+  CHECK(loaded.value().layout_from_cache);
+  CHECK(rows_of(loaded.value()) == imported_rows);
+  CHECK(loaded.value().threads[*loaded.value().thread_index(3)].chain ==
+        loaded.value().threads[*loaded.value().thread_index(4)].chain);
+}
+
+
+TEST_CASE("the rows the import places are the rows the viewer computes, on generated traces", "[timeline]") {
+  // The oracle is the viewer's own placement from the threads table as it
+  // reads it back (the path every database made before took), not the
+  // import's code: it sees the store's NULLs, the trace's end from meta,
+  // and the labels as interned text.
+  for (const std::uint64_t seed : {1, 2, 3}) {
+    INFO("seed " << seed);
+    samples::SyntheticOptions options;
+    options.records = 40'000;
+    options.seed = seed;
+    std::string text = format_header(samples::synthetic_header(options)) + "\n";
+    for (const Record& r : samples::synthetic_trace(options)) text += format_record(r) + "\n";
+    test::TempDir dir;
+    const std::string db = dir.file("g.db");
+    REQUIRE(test::import_text(text, db).ok());
+    const auto rows_of = [&db](bool drop_first) {
+      if (drop_first) exec_sql(db, "DROP TABLE layout_v2");
+      auto store = TraceStore::open(db);
+      REQUIRE(store.ok());
+      TimelineLoadOptions load;
+      load.write_layout_cache = false;
+      auto loaded = load_timeline(store.value(), load);
+      REQUIRE(loaded.ok());
+      CHECK(loaded.value().layout_from_cache == !drop_first);
+      std::vector<std::pair<ThreadId, std::int32_t>> rows;
+      for (const auto& t : loaded.value().threads) rows.emplace_back(t.id, t.row);
+      return rows;
+    };
+    const auto placed = rows_of(false);
+    const auto computed = rows_of(true);
+    REQUIRE(placed.size() > 1000);
+    CHECK(placed == computed);
+  }
+}
 
 TEST_CASE("the lints' anomalies become markers, and a foreign table is ignored", "[timeline]") {
   TempStore temp;

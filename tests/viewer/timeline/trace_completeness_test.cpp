@@ -18,7 +18,9 @@ TraceCompleteness completeness_of(const std::string& trace, bool complete_lines 
   const std::string db = dir.file("t.db");
   const ImportResult imported = import_text(complete_lines ? trace : trace.substr(0, trace.size() - 1), db);
   REQUIRE(imported.ok());
-  auto read = read_trace_completeness(db);
+  auto opened = TraceStore::open(db);
+  REQUIRE(opened.ok());
+  auto read = read_trace_completeness(*opened.value().owner());
   REQUIRE(read.ok());
   return read.value();
 }

@@ -1,6 +1,9 @@
 // thread_layout.hpp — which row of the timeline each thread is drawn on.
-// Plain code over plain structs: no Qt, no SQL (layout_cache.hpp stores the
-// result in the trace database; timeline_data.hpp reads it back).
+// Plain code over plain structs: no Qt, no SQL. The import places every
+// thread with it once (store_writer.cpp writes the rows into `layout_v2`,
+// derived_tables.hpp); the viewer reads them back
+// (viewer/timeline/layout_cache.hpp), and runs it itself only for a
+// database without them (made by an older Skein).
 //
 // The algorithm, in the order it decides:
 //   1. Merge chains. A thread that tail-merges (threads.merged_into) and the

@@ -6,7 +6,7 @@
 // id) order; a min segment tree of each row's busy-until time, a leaf per
 // chain, finds the first row at or below the parent's that is free at the
 // chain's start.
-#include "viewer/timeline/thread_layout.hpp"
+#include "recorder/store/thread_layout.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,0 +1,49 @@
+// derived_tables.cpp — the checks read sqlite_schema and pragma_table_info
+// through prepared statements; replace_derived_rows builds its SQL from
+// our own names only (the table's, and the schema "" or "temp").
+#include "recorder/store/derived_tables.hpp"
+
+namespace skein {
+
+bool defines_derived_table(SqliteDatabase& db, const DerivedTable& table) {
+  auto def = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?1");
+  if (!def) return false;
+  def.value().bind(1, table.name);
+  auto found = def.value().step();
+  return found && found.value() && def.value().text(0) == table.sql;
+}
+
+Result<bool> has_derived_columns(SqliteDatabase& db, const DerivedTable& table) {
+  auto found = db.column_names(table.name);
+  if (!found) return found.error();
+  return found.value() == table.columns;
+}
+
+Status replace_derived_rows(SqliteDatabase& db, const DerivedTable& table, std::string_view schema) {
+  const std::string prefix = schema.empty() ? std::string() : std::string(schema) + ".";
+  bool present = false;
+  {
+    // Finalized before the table is created or emptied.
+    auto exists = db.prepare("SELECT 1 FROM " + prefix + "sqlite_schema WHERE type = 'table' AND name = ?1");
+    if (!exists) return exists.error();
+    exists.value().bind(1, table.name);
+    auto row = exists.value().step();
+    if (!row) return row.error();
+    present = row.value();
+  }
+  if (!present) {
+    std::string create(table.sql);
+    create.insert(std::string_view("CREATE TABLE ").size(), prefix);
+    return db.exec(create);
+  }
+  auto found = db.column_names(table.name);
+  if (!found) return found.error();
+  if (found.value() != table.columns)
+    return file_error(db.name(), "cannot store " + std::string(table.holds) + ": its table '" +
+                                     std::string(table.name) + "' has columns (" + found.value() +
+                                     "), not Skein's (" + std::string(table.columns) + ")");
+  // No WHERE: SQLite turns it into a truncation.
+  return db.exec("DELETE FROM " + prefix + std::string(table.name));
+}
+
+}  // namespace skein
