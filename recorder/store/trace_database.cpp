@@ -64,6 +64,18 @@ std::uint64_t TraceDatabase::value_checks() const {
   return value_checks_;
 }
 
+Result<TraceStore> TraceDatabase::open_written(const std::string& path, const CheckedContent& written) {
+  auto db = SqliteDatabase::open_untrusted(path);
+  if (!db) return db.error();
+  auto now = stamp_of(path);
+  if (!now) return now.error();
+  if (now.value() != written) return open(path);
+  if (Status s = check_store_schema(db.value()); !s.ok()) return s.error();
+  auto owner = std::make_shared<TraceDatabase>(path, written);
+  owner->value_checks_ = 0;
+  return TraceStore(std::move(db).value(), std::move(owner));
+}
+
 Result<TraceStore> TraceDatabase::open(const std::string& path) {
   for (int round = 0;; ++round) {
     auto db = SqliteDatabase::open_untrusted(path);

@@ -188,3 +188,35 @@ TEST_CASE("derived tables: each is created exactly as the readers expect it") {
   }
   REQUIRE(write.value().commit().ok());
 }
+
+TEST_CASE("trace database: what this process's import just wrote opens without a scan, unless changed since") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  const ImportResult result = test::import_text(kTrace, db);
+  REQUIRE(result.ok());
+  REQUIRE(result.written.has_value());
+  SECTION("unchanged: the schema is checked, the values are not scanned") {
+    auto store = TraceDatabase::open_written(db, *result.written);
+    REQUIRE(store.ok());
+    CHECK(store.value().owner()->value_checks() == 0);
+    CHECK(store.value().threads().value().size() == 2);
+    // A further reader of the same content scans nothing either.
+    REQUIRE(store.value().owner()->reader().ok());
+    CHECK(store.value().owner()->value_checks() == 0);
+  }
+  SECTION("changed since: opened as any database is, and a damaged value is caught") {
+    tamper(db, "UPDATE events SET time = 9223372036854775807 WHERE id = 2");
+    auto store = TraceDatabase::open_written(db, *result.written);
+    REQUIRE_FALSE(store.ok());
+    CHECK_THAT(store.error().to_string(), Catch::Contains(db + ": damaged Skein database: events row 2: time is "
+                                                               "9223372036854775807"));
+  }
+  SECTION("replaced since: the file at the path is opened as any database is") {
+    const ImportResult other = test::import_text(kTrace, dir.file("other.db"));
+    REQUIRE(other.ok());
+    REQUIRE(std::rename(dir.file("other.db").c_str(), db.c_str()) == 0);
+    auto store = TraceDatabase::open_written(db, *result.written);
+    REQUIRE(store.ok());
+    CHECK(store.value().owner()->value_checks() == 1);
+  }
+}
