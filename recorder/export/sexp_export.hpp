@@ -1,7 +1,7 @@
 // sexp_export.hpp — `skein export --format sexp`: a trace database back into
 // Skein's own format (FORMAT.md), whatever format it was imported from.
 //
-// The events table keeps every record (SCHEMA.md, "events"), and the sites
+// The store keeps every record (SCHEMA.md, "Records"), and the sites
 // table the file, line and function of every `site` record, so the trace is
 // re-created record by record, in event-id order: the header from meta's
 // `header.KEY` rows (every option, `header.version` being the format's

@@ -1,12 +1,14 @@
-// events_table.cpp — the record-to-row mapping, the cursor and the owned
-// list. The mapping visits the record's alternative and fills the columns of
-// the header's table; the head is the variant's index, which relies on
-// Record's alternatives being in RecordHead order. The cursor's SELECT asks
-// SQLite for a bit mask of the NULL fields, computed while the row is in
-// hand, instead of a column-type call per field. The list copies texts into
+// events_table.cpp — the record-to-event mapping, the cursor, the lookup
+// and the owned list. The mapping visits the record's alternative and fills
+// the fields of the header's table; the head is the variant's index, which
+// relies on Record's alternatives being in RecordHead order. The cursor and
+// the lookup copy a block's blob out of SQLite's row before decoding it, so
+// texts stay valid past the next step. The list copies texts into
 // chunks of kChunkBytes reserved up front and never filled past their
 // capacity, so a std::string's buffer never moves under a view.
 #include "recorder/store/events_table.hpp"
+
+#include "recorder/store/event_block_codec.hpp"
 
 #include <algorithm>
 #include <type_traits>
@@ -89,113 +91,137 @@ TraceEvent trace_event_of(const Record& record) {
 
 namespace {
 
-// The columns of each field, in the order a SELECT lists them after head.
-struct FieldColumn {
-  EventField field;
-  std::string_view column;
-};
-constexpr FieldColumn kFieldColumns[] = {{EventField::id, "id"},         {EventField::time, "time"},
-                                         {EventField::actor, "actor"},   {EventField::target, "target"},
-                                         {EventField::value, "value"},   {EventField::text, "text"}};
-
 bool has(std::uint8_t fields, EventField f) { return (fields & static_cast<std::uint8_t>(f)) != 0; }
 
-// "SELECT head, COLUMNS... FROM events" for the fields asked for.
-std::string select_for(std::uint8_t fields) {
-  std::string sql = "SELECT head";
-  for (const FieldColumn& c : kFieldColumns)
-    if (has(fields, c.field)) (sql += ", ") += c.column;
-  return sql + " FROM events";
+// Leaves only the fields asked for (invariant 1 for the others).
+void keep_fields(std::uint8_t fields, TraceEvent& e) {
+  if (fields == kEveryEventField) return;
+  if (!has(fields, EventField::id)) e.id = 0;
+  if (!has(fields, EventField::time)) {
+    e.has_time = false;
+    e.time = 0;
+  }
+  if (!has(fields, EventField::actor)) e.actor = kNoThread;
+  if (!has(fields, EventField::target)) e.target = kNoThread;
+  if (!has(fields, EventField::value)) {
+    e.has_value = false;
+    e.value = 0;
+  }
+  if (!has(fields, EventField::text)) {
+    e.has_text = false;
+    e.text = {};
+  }
 }
 
-// The row `s` is on, as select_for(fields) selected it; its text views the
-// row. Which columns are NULL is asked of each (sqlite3_column_type reads
-// the row's own type codes), and only those read are asked at all.
-void read_row(const SqliteStatement& s, std::uint8_t fields, TraceEvent& e) {
-  const std::int64_t head = s.int64(0);
-  e.head = head >= 0 && head < static_cast<std::int64_t>(kRecordHeadCount) ? static_cast<RecordHead>(head)
-                                                                           : RecordHead::lost;
-  int column = 1;
-  if (has(fields, EventField::id)) e.id = s.int64(column++);
-  if (has(fields, EventField::time)) {
-    e.has_time = !s.is_null(column);
-    e.time = e.has_time ? s.int64(column) : 0;
-    ++column;
-  }
-  if (has(fields, EventField::actor)) {
-    e.actor = s.is_null(column) ? kNoThread : s.int64(column);
-    ++column;
-  }
-  if (has(fields, EventField::target)) {
-    e.target = s.is_null(column) ? kNoThread : s.int64(column);
-    ++column;
-  }
-  if (has(fields, EventField::value)) {
-    e.has_value = !s.is_null(column);
-    e.value = e.has_value ? s.int64(column) : 0;
-    ++column;
-  }
-  if (has(fields, EventField::text)) {
-    e.has_text = !s.is_null(column);
-    e.text = e.has_text ? s.text(column) : std::string_view();
-  }
+std::int64_t block_of(std::int64_t event) { return (event - 1) / kEventBlockSize + 1; }
+
+// Copies the row's blob into `blob` and decodes it into `events`; the row
+// is `SELECT id, first_event, last_event, records`. Checks invariant 3's
+// part that one row can show: the block's first event is where its id puts
+// it.
+Status decode_row(const SqliteStatement& s, const std::string& database, std::string& blob,
+                  std::vector<TraceEvent>& events) {
+  const std::int64_t id = s.int64(0);
+  EventBlockPlace place{database, id, s.int64(1), s.int64(2)};
+  if (id < 1 || place.first_event != (id - 1) * kEventBlockSize + 1)
+    return file_error(database, "damaged Skein database: event_blocks row " + std::to_string(id) +
+                                    ": first_event " + std::to_string(place.first_event) + ", expected " +
+                                    std::to_string((id - 1) * kEventBlockSize + 1));
+  if (!s.is_blob(3))
+    return file_error(database, "damaged Skein database: event_blocks row " + std::to_string(id) +
+                                    ": records is not a blob");
+  blob.assign(s.blob(3));
+  return decode_event_block(blob, place, events);
 }
+
+constexpr std::string_view kSelectBlocks =
+    "SELECT id, first_event, last_event, records FROM event_blocks";
 
 }  // namespace
 
+TraceEventCursor::TraceEventCursor(SqliteStatement statement, std::string database, EventSelection selection)
+    : statement_(std::move(statement)), database_(std::move(database)), selection_(std::move(selection)) {
+  expected_block_ = block_of(std::max<std::int64_t>(selection_.first_event, 1));
+}
+
 Result<TraceEventCursor> TraceEventCursor::open(SqliteDatabase& db, const EventSelection& selection) {
-  // The head list is built from RecordHead numbers, never from text a
-  // trace holds.
-  std::string sql = select_for(selection.fields);
-  std::string where;
-  if (selection.timed_only) where = "time IS NOT NULL";
-  if (!selection.heads.empty()) {
-    if (!where.empty()) where += " AND ";
-    where += "head IN (";
-    for (std::size_t i = 0; i < selection.heads.size(); ++i) {
-      if (i != 0) where += ", ";
-      where += std::to_string(static_cast<int>(selection.heads[i]));
-    }
-    where += ")";
-  }
-  if (!where.empty()) sql += " WHERE " + where;
-  sql += " ORDER BY id";
-  auto q = db.prepare(sql);
+  auto q = db.prepare(std::string(kSelectBlocks) + " WHERE id BETWEEN ?1 AND ?2 ORDER BY id");
   if (!q) return q.error();
-  return TraceEventCursor(std::move(q).value(), selection.fields);
+  const std::int64_t first = std::max<std::int64_t>(selection.first_event, 1);
+  q.value().bind(1, block_of(first));
+  q.value().bind(2, selection.last_event < first ? std::int64_t{0} : block_of(selection.last_event));
+  return TraceEventCursor(std::move(q).value(), db.name(), selection);
+}
+
+bool TraceEventCursor::wanted(const TraceEvent& e) const {
+  if (e.id < selection_.first_event || e.id > selection_.last_event) return false;
+  if (selection_.timed_only && !e.has_time) return false;
+  if (selection_.heads.empty()) return true;
+  return std::find(selection_.heads.begin(), selection_.heads.end(), e.head) != selection_.heads.end();
 }
 
 Result<bool> TraceEventCursor::next() {
-  SqliteStatement& s = statement_;
-  auto row = s.step();
-  if (!row) return row.error();
-  if (!row.value()) return false;
-  read_row(s, fields_, event_);
-  return true;
+  for (;;) {
+    while (next_ < block_.size()) {
+      const TraceEvent& e = block_[next_++];
+      if (!wanted(e)) continue;
+      event_ = e;
+      keep_fields(selection_.fields, event_);
+      return true;
+    }
+    auto row = statement_.step();
+    if (!row) return row.error();
+    if (!row.value()) return false;
+    const std::int64_t id = statement_.int64(0);
+    if (id != expected_block_ || !previous_full_)
+      return file_error(database_, "damaged Skein database: event_blocks row " + std::to_string(id) +
+                                       (previous_full_ ? " comes where row " + std::to_string(expected_block_) +
+                                                             " should"
+                                                       : " follows a block that is not full"));
+    if (Status s = decode_row(statement_, database_, blob_, block_); !s.ok()) return s.error();
+    ++expected_block_;
+    previous_full_ = static_cast<std::int64_t>(block_.size()) == kEventBlockSize;
+    next_ = 0;
+  }
 }
 
 Result<TraceEventLookup> TraceEventLookup::open(SqliteDatabase& db) {
-  auto q = db.prepare(select_for(kEveryEventField) + " WHERE id = ?1");
+  auto last = db.query_int("SELECT coalesce(max(last_event), 0) FROM event_blocks");
+  if (!last) return last.error();
+  auto q = db.prepare(std::string(kSelectBlocks) + " WHERE id = ?1");
   if (!q) return q.error();
-  return TraceEventLookup(std::move(q).value());
+  return TraceEventLookup(std::move(q).value(), db.name(), last.value());
 }
 
-Result<std::optional<TraceEvent>> TraceEventLookup::find(std::int64_t id) {
-  statement_.bind(1, id);
+Status TraceEventLookup::load(std::int64_t block, Block& into) {
+  if (into.id == block) return {};
+  into.id = 0;
+  into.events.clear();
+  statement_.bind(1, block);
   auto row = statement_.step();
   if (!row) {
     statement_.reset();
     return row.error();
   }
-  std::optional<TraceEvent> found;
-  if (row.value()) {
-    TraceEvent e;
-    read_row(statement_, kEveryEventField, e);
-    kept_.push_back(e);  // copies the text out of the row before the reset
-    found = kept_.events().back();
-  }
+  Status s;
+  if (row.value()) s = decode_row(statement_, database_, into.blob, into.events);
   statement_.reset();
-  return found;
+  if (!s.ok()) {
+    into.events.clear();
+    return s;
+  }
+  into.id = block;
+  return {};
+}
+
+Result<std::optional<TraceEvent>> TraceEventLookup::find(std::int64_t id) {
+  if (id < 1 || id > events_) return std::optional<TraceEvent>();
+  const std::int64_t block = block_of(id);
+  if (Status s = load(block, found_); !s.ok()) return s.error();
+  const std::int64_t at = id - ((block - 1) * kEventBlockSize + 1);
+  if (at >= static_cast<std::int64_t>(found_.events.size())) return std::optional<TraceEvent>();
+  kept_.push_back(found_.events[static_cast<std::size_t>(at)]);  // copies the text out of the block
+  return std::optional<TraceEvent>(kept_.events().back());
 }
 
 std::string_view TraceEventList::keep(std::string_view text) {

@@ -1,12 +1,14 @@
-// events_table.hpp — the `events` table (SCHEMA.md, "events"), defined once:
-// the row type that the import writes and every reader reads (TraceEvent),
-// the columns each record head fills, the cursor that reads rows back in id
-// order, and a list of rows that owns their texts, so rows can be kept or
-// handed to another thread.
+// events_table.hpp — the records of a trace as the store keeps them
+// (SCHEMA.md, "event_blocks"), defined once: the row type that the import
+// writes and every reader reads (TraceEvent), the fields each record head
+// fills, the cursor that reads them back in id order, the lookup by id, and
+// a list of events that owns their texts, so events can be kept or handed
+// to another thread. The records are packed by blocks of kEventBlockSize
+// into event_blocks.records (event_block_codec.hpp); nothing here reads
+// them any other way.
 //
-// The columns each head fills: the actor (FORMAT.md's actor of the record),
-// the target (the other thread it names), a value and a text. Absent fields
-// are NULL.
+// The fields each head fills: the actor (FORMAT.md's actor of the record),
+// the target (the other thread it names), a value and a text.
 //
 // | head    | actor  | target   | value          | text    |
 // | ------- | ------ | -------- | -------------- | ------- |
@@ -38,18 +40,27 @@
 //
 // Invariants:
 //   1. An absent field is absent in one way: has_time, has_value or
-//      has_text false, or an actor or target of kNoThread, and NULL in the
-//      table. kNoThread is kReservedThreadId, the id no record may name
-//      (record.hpp), so it never stands for a real thread.
-//   2. A row read back has a head that is a RecordHead: an unknown code (a
-//      hand-edited database; the schema check does not read values) reads
-//      as `lost`, which no rule reads.
-//   3. A TraceEvent's text is a view. From a cursor it views SQLite's row
-//      and lasts until the next step; in a TraceEventList it views the
-//      list's own storage and lasts until the list is cleared or destroyed;
-//      from trace_event_of() it views the record's string.
+//      has_text false, or an actor or target of kNoThread. kNoThread is
+//      kReservedThreadId, the id no record may name (record.hpp), so it
+//      never stands for a real thread.
+//   2. An event read back obeys the ranges of its fields (a head that is a
+//      RecordHead, a time of 0..kMaxTime, no actor or target equal to
+//      kNoThread, a gc duration of 0..kMaxTime): the decoder refuses a
+//      block that breaks one (event_block_codec.hpp), naming the block and
+//      the byte, and the read fails with it. So a window read checks what
+//      it reads, and opening a database scans no records.
+//   3. Blocks are read whole and in order of id, and block N holds events
+//      (N-1)*kEventBlockSize+1 onwards, every block full but the last: a
+//      block missing, out of place or short before the end is refused.
+//   4. A TraceEvent's text is a view. From a cursor it views the cursor's
+//      copy of the current block and lasts until the cursor moves to the
+//      next block (at the latest, the next call to next()); in a
+//      TraceEventList it views the list's own storage and lasts until the
+//      list is cleared or destroyed; from trace_event_of() it views the
+//      record's string.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,6 +72,7 @@
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/format/record.hpp"
 #include "recorder/store/sqlite_database.hpp"
+#include "recorder/store/store_schema.hpp"
 
 namespace skein {
 
@@ -69,7 +81,7 @@ namespace skein {
 inline constexpr ThreadId kNoThread = kReservedThreadId;
 
 struct TraceEvent {
-  std::int64_t id = 0;  // events.id: the record's position, from 1 (0 before it is stored)
+  std::int64_t id = 0;  // event id: the record's position, from 1 (0 before it is stored)
   bool has_time = false;
   TimeNs time = 0;
   RecordHead head = RecordHead::end;
@@ -85,10 +97,8 @@ struct TraceEvent {
 // table numbers rows as they are inserted) and its text views the record's.
 [[nodiscard]] TraceEvent trace_event_of(const Record& record);
 
-// The fields of a TraceEvent a cursor reads, besides the head, which it
-// always reads. Each column asked of SQLite costs on every row, so a reader
-// over millions of rows names the ones it uses; a field not read is absent
-// (invariant 1), its id 0.
+// The fields of a TraceEvent a cursor gives, besides the head, which it
+// always gives; a field not asked for is absent (invariant 1), its id 0.
 enum class EventField : std::uint8_t { id = 1, time = 2, actor = 4, target = 8, value = 16, text = 32 };
 inline constexpr std::uint8_t kEveryEventField = 63;
 [[nodiscard]] constexpr std::uint8_t operator|(EventField a, EventField b) {
@@ -98,19 +108,21 @@ inline constexpr std::uint8_t kEveryEventField = 63;
   return static_cast<std::uint8_t>(a | static_cast<std::uint8_t>(b));
 }
 
-// Which rows a cursor reads, and which of their fields. SQLite skips the
-// other rows while it steps, so a reader that wants a few heads does not
-// decode every row.
+// Which events a cursor gives, and which of their fields.
 struct EventSelection {
-  bool timed_only = false;       // rows with a time (every head but site)
+  bool timed_only = false;       // events with a time (every head but site)
   std::vector<RecordHead> heads = {};  // only these heads; empty: every head
   std::uint8_t fields = kEveryEventField;  // EventField bits
+  // Only events first_event..last_event (ids): the cursor reads only the
+  // blocks that hold them.
+  std::int64_t first_event = 1;
+  std::int64_t last_event = INT64_MAX;
 };
 
-// Reads `events` in id order: one prepared statement stepping over the
-// table's own key (no sort, no index), one TraceEvent at a time, in the
-// order of the records in the file. This is how every lint and export sees
-// a trace.
+// Reads the events in id order: one prepared statement stepping over
+// event_blocks by its own key (no sort, no index), decoding a block at a
+// time, one TraceEvent at a time, in the order of the records in the file.
+// This is how every lint and export sees a trace.
 //
 //   Status s = for_each_trace_event(db, {}, [&](const TraceEvent& e) { use(e); });
 //
@@ -131,10 +143,16 @@ class TraceEventCursor {
   [[nodiscard]] Status for_each(OnEvent&& on_event);
 
  private:
-  TraceEventCursor(SqliteStatement statement, std::uint8_t fields)
-      : statement_(std::move(statement)), fields_(fields) {}
+  TraceEventCursor(SqliteStatement statement, std::string database, EventSelection selection);
+  [[nodiscard]] bool wanted(const TraceEvent& e) const;
   SqliteStatement statement_;
-  std::uint8_t fields_;
+  std::string database_;  // for messages
+  EventSelection selection_;
+  std::string blob_;                   // the current block's records (texts view it)
+  std::vector<TraceEvent> block_;      // decoded
+  std::size_t next_ = 0;               // in block_
+  std::int64_t expected_block_ = 0;    // the id the next block must have (invariant 3)
+  bool previous_full_ = true;
   TraceEvent event_;
 };
 
@@ -165,21 +183,76 @@ class TraceEventList {
   std::size_t chunk_ = 0;            // the chunk being filled
 };
 
-// Rows by id, for a reader that jumps (Why?). A found row's text is kept in
-// the lookup until forget(), so a reader may hold several rows at once.
+// Events by id, for a reader that jumps (Why?). A found event's text is
+// kept in the lookup until forget(), so a reader may hold several at once.
+// The last block decoded is kept, so nearby lookups decode nothing.
 class TraceEventLookup {
  public:
   [[nodiscard]] static Result<TraceEventLookup> open(SqliteDatabase& db);
-  // The row with events.id `id`, or nullopt when there is none.
+  // The event with id `id`, or nullopt when there is none.
   [[nodiscard]] Result<std::optional<TraceEvent>> find(std::int64_t id);
-  // Drops the texts kept so far: rows found before lose theirs.
+  // Visits the events from id `from` down to id `down_to` (both included;
+  // those that exist), latest first, calling on_event(event) until it
+  // returns false. The event's text is valid during the call; on_event may
+  // call find().
+  template <class OnEvent>
+  [[nodiscard]] Status for_each_back(std::int64_t from, std::int64_t down_to, OnEvent&& on_event);
+  // The same, from id `from` up to id `up_to`, earliest first.
+  template <class OnEvent>
+  [[nodiscard]] Status for_each_forward(std::int64_t from, std::int64_t up_to, OnEvent&& on_event);
+  // Drops the texts kept so far: events found before lose theirs.
   void forget() { kept_.clear(); }
 
  private:
-  explicit TraceEventLookup(SqliteStatement statement) : statement_(std::move(statement)) {}
+  // One decoded block.
+  struct Block {
+    std::int64_t id = 0;  // event_blocks.id; 0: none loaded
+    std::string blob;
+    std::vector<TraceEvent> events;  // empty when there is no such block
+  };
+  TraceEventLookup(SqliteStatement statement, std::string database, std::int64_t events)
+      : statement_(std::move(statement)), database_(std::move(database)), events_(events) {}
+  [[nodiscard]] Status load(std::int64_t block, Block& into);
   SqliteStatement statement_;
+  std::string database_;
+  std::int64_t events_ = 0;  // the last event's id, as the blocks say
+  Block found_;   // find()'s
+  Block walked_;  // for_each_back()'s
   TraceEventList kept_;
 };
+
+template <class OnEvent>
+Status TraceEventLookup::for_each_back(std::int64_t from, std::int64_t down_to, OnEvent&& on_event) {
+  if (down_to < 1) down_to = 1;
+  from = std::min(from, events_);
+  for (std::int64_t block = (from - 1) / kEventBlockSize + 1; from >= down_to && block >= 1; --block) {
+    if (Status s = load(block, walked_); !s.ok()) return s;
+    const std::int64_t first = (block - 1) * kEventBlockSize + 1;
+    const auto& in = walked_.events;
+    std::int64_t id = std::min<std::int64_t>(from, first + static_cast<std::int64_t>(in.size()) - 1);
+    for (; id >= first && id >= down_to; --id)
+      if (!on_event(in[static_cast<std::size_t>(id - first)])) return {};
+    from = first - 1;
+  }
+  return {};
+}
+
+template <class OnEvent>
+Status TraceEventLookup::for_each_forward(std::int64_t from, std::int64_t up_to, OnEvent&& on_event) {
+  if (from < 1) from = 1;
+  up_to = std::min(up_to, events_);
+  for (std::int64_t block = (from - 1) / kEventBlockSize + 1; from <= up_to; ++block) {
+    if (Status s = load(block, walked_); !s.ok()) return s;
+    const std::int64_t first = (block - 1) * kEventBlockSize + 1;
+    const auto& in = walked_.events;
+    const std::int64_t last = std::min<std::int64_t>(up_to, first + static_cast<std::int64_t>(in.size()) - 1);
+    for (std::int64_t id = from; id <= last; ++id)
+      if (!on_event(in[static_cast<std::size_t>(id - first)])) return {};
+    if (in.size() < static_cast<std::size_t>(kEventBlockSize)) return {};  // the last block
+    from = first + kEventBlockSize;
+  }
+  return {};
+}
 
 template <class OnEvent>
 Status TraceEventCursor::for_each(OnEvent&& on_event) {

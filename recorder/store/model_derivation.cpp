@@ -11,6 +11,7 @@
 
 #include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/store_schema.hpp"
+#include "recorder/store/thread_layout.hpp"
 
 namespace skein {
 namespace {
@@ -434,6 +435,31 @@ void ModelDerivation::take_blocks(std::vector<EventBlockRow>& into) {
 std::uint64_t ModelDerivation::warning_count() const { return s_->warning_count; }
 const std::vector<DerivationWarningRow>& ModelDerivation::warnings() const { return s_->warnings; }
 
+namespace {
+
+// What the layout reads of each thread, as the viewer reads it from the
+// threads table: the parent, the creation, the end (the resolution, or the
+// trace's end while pending), the merge, and whether its first label is a
+// non-empty text.
+std::vector<LayoutThread> layout_input(const DerivedModel& m) {
+  const TimeNs trace_end = m.end_time != kNoTime ? m.end_time : m.first_time != kNoTime ? m.first_time : 0;
+  std::vector<LayoutThread> input;
+  input.reserve(m.threads.size());
+  for (const ThreadRow& t : m.threads) {
+    LayoutThread l;
+    l.id = t.id;
+    if (t.has_parent) l.parent = t.parent;
+    l.start = t.created;
+    l.end = std::max(t.created, t.resolved != kNoTime ? t.resolved : trace_end);
+    if (t.merged) l.merged_into = t.merged_into;
+    l.labelled = t.label != kNoText && !m.text(t.label).empty();
+    input.push_back(l);
+  }
+  return input;
+}
+
+}  // namespace
+
 DerivedModel ModelDerivation::finish(std::size_t span_node_bytes) {
   State& s = *s_;
   s.close_activation(s.model.end_time == kNoTime ? 0 : s.model.end_time);
@@ -466,6 +492,7 @@ DerivedModel ModelDerivation::finish(std::size_t span_node_bytes) {
   // Thread ids are unique and node sizes come from rtree_node_bytes: packing
   // cannot fail; if it did, the writer reports the size mismatch.
   if (packed) m.thread_spans = std::move(packed).value();
+  m.layout_rows = layout_threads(layout_input(m)).rows;
   return std::move(s.model);
 }
 

@@ -67,10 +67,11 @@
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/format/record.hpp"
 #include "recorder/store/rtree_bulk_load.hpp"
+#include "recorder/store/store_schema.hpp"
 
 namespace skein {
 
-// A record's position in the trace, from 1: events.id in the database.
+// A record's position in the trace, from 1: event id in the database.
 using EventId = std::int64_t;
 
 // Texts (kinds, labels, failure messages, site files and
@@ -146,6 +147,10 @@ struct EventBlockRow {
   TimeNs end = kNoTime;
   std::int64_t first_activation = 0;
   std::int64_t last_activation = 0;
+  // The block's records, packed (event_block_codec.hpp). Filled by the
+  // import, which encodes each record as it reads it; the derivation
+  // leaves it empty.
+  std::string records;
 };
 
 struct DerivationWarningRow {
@@ -180,6 +185,10 @@ struct DerivedModel {
   // thread_spans, the R*Tree over threads: per thread, created to resolved
   // (to the trace's end while pending), packed for the writer.
   PackedRtree thread_spans;
+  // The row of the timeline each thread is drawn on (thread_layout.hpp),
+  // rows[i] for threads[i]: placed here, on the parser's thread, so the
+  // writer only stores it (layout_v2, derived_tables.hpp).
+  std::vector<std::int32_t> layout_rows;
   std::array<std::uint64_t, kRecordHeadCount> records_per_head{};
   std::uint64_t records = 0;
   TimeNs first_time = kNoTime;  // of the first record with a time
@@ -221,8 +230,9 @@ class ModelDerivation {
 
   // Ends the pass: closes the running activation at the trace's end,
   // settles merged threads from their groups, sorts the threads, packs the
-  // threads' R*Tree into nodes of `span_node_bytes`. Call once.
-  [[nodiscard]] DerivedModel finish(std::size_t span_node_bytes = rtree_node_bytes(16384));
+  // threads' R*Tree into nodes of `span_node_bytes`, places each thread on
+  // its row (thread_layout.hpp). Call once.
+  [[nodiscard]] DerivedModel finish(std::size_t span_node_bytes = rtree_node_bytes(kStorePageSize));
 
  private:
   struct State;

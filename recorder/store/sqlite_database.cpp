@@ -266,6 +266,16 @@ int SqliteStatement::column_count() const { return sqlite3_column_count(stmt_); 
 bool SqliteStatement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 std::int64_t SqliteStatement::int64(int column) const { return sqlite3_column_int64(stmt_, column); }
 double SqliteStatement::real(int column) const { return sqlite3_column_double(stmt_, column); }
+bool SqliteStatement::is_blob(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_BLOB; }
+
+std::string_view SqliteStatement::blob(int column) const {
+  // sqlite3_column_blob before sqlite3_column_bytes, as SQLite asks.
+  const void* data = sqlite3_column_blob(stmt_, column);
+  const int size = sqlite3_column_bytes(stmt_, column);
+  if (data == nullptr || size <= 0) return {};
+  return std::string_view(static_cast<const char*>(data), static_cast<std::size_t>(size));
+}
+
 std::string_view SqliteStatement::text(int column) const {
   const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
   if (p == nullptr) return {};

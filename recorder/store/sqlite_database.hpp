@@ -146,6 +146,9 @@ class SqliteStatement {
   [[nodiscard]] double real(int column) const;
   // Valid until the next step or reset.
   [[nodiscard]] std::string_view text(int column) const;
+  // A BLOB column's bytes, valid until the next step or reset.
+  [[nodiscard]] bool is_blob(int column) const;
+  [[nodiscard]] std::string_view blob(int column) const;
   [[nodiscard]] std::optional<std::int64_t> optional_int64(int column) const;
   [[nodiscard]] std::optional<std::string> optional_text(int column) const;
 

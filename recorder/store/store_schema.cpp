@@ -23,18 +23,15 @@ struct SchemaObject {
 // In the WITHOUT ROWID tables the key's columns come first, in key order:
 // SQLite 3.40's integrity_check wrongly reports NULLs in a NOT NULL column
 // declared between key columns.
-constexpr std::array<SchemaObject, 12> kObjects = {{
+constexpr std::array<SchemaObject, 9> kObjects = {{
     {"table", "meta", "key,value",
      "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID"},
     {"table", "heads", "id,name,records",
      "CREATE TABLE heads(id INTEGER PRIMARY KEY, name TEXT NOT NULL, records INTEGER NOT NULL)"},
-    {"table", "events", "id,time,head,actor,target,value,text",
-     "CREATE TABLE events(id INTEGER PRIMARY KEY, time INTEGER, head INTEGER NOT NULL, "
-     "actor INTEGER, target INTEGER, value INTEGER, text TEXT)"},
-    {"table", "event_blocks", "id,first_event,last_event,start,end,first_activation,last_activation",
+    {"table", "event_blocks", "id,first_event,last_event,start,end,first_activation,last_activation,records",
      "CREATE TABLE event_blocks(id INTEGER PRIMARY KEY, first_event INTEGER NOT NULL, "
      "last_event INTEGER NOT NULL, start INTEGER, end INTEGER, first_activation INTEGER, "
-     "last_activation INTEGER)"},
+     "last_activation INTEGER, records BLOB NOT NULL)"},
     {"table", "sites", "id,file,line,function",
      "CREATE TABLE sites(id INTEGER PRIMARY KEY, file TEXT NOT NULL, line INTEGER NOT NULL, "
      "function TEXT NOT NULL)"},
@@ -57,14 +54,6 @@ constexpr std::array<SchemaObject, 12> kObjects = {{
      "message TEXT NOT NULL)"},
     {"table", "thread_spans", "id,start,end",
      "CREATE VIRTUAL TABLE thread_spans USING rtree(id, start, end)"},
-    {"view", "edges", "",
-     "CREATE VIEW edges(id, time, kind, src, dst) AS SELECT id, time, "
-     "CASE head WHEN 1 THEN 'spawn' WHEN 4 THEN 'wait' WHEN 5 THEN 'read' WHEN 6 THEN 'notify' "
-     "WHEN 7 THEN 'resolve' ELSE 'merge' END, actor, target FROM events "
-     "WHERE head IN (1, 4, 5, 6, 7, 8)"},
-    {"view", "labels", "",
-     "CREATE VIEW labels(event, thread, time, text) AS SELECT id, actor, time, text FROM events "
-     "WHERE head = 2"},
 }};
 
 constexpr std::size_t count_tables() {

@@ -27,7 +27,7 @@
 
 namespace skein {
 
-inline constexpr std::int64_t kStoreSchemaVersion = 3;
+inline constexpr std::int64_t kStoreSchemaVersion = 4;
 inline constexpr std::int64_t kStoreApplicationId = 0x536b6e31;  // "Skn1"
 
 // events.head: the RecordHead codes, fixed for the database format.
@@ -55,8 +55,16 @@ struct StoreTable {
 };
 [[nodiscard]] std::span<const StoreTable> store_tables();
 
-// Events per event_blocks row (the block range index).
+// Records per event_blocks row (the block range index, and the records
+// packed in it: event_block_codec.hpp).
 inline constexpr std::int64_t kEventBlockSize = 1024;
+// The page size the import writes. A block's records (about 11 KB for
+// 1,024 records of a typical trace) are larger than what an 8 KiB page
+// keeps in place, so SQLite puts a part of each in the table's leaf pages,
+// beside its neighbours', and the rest in whole overflow pages: no page is
+// left mostly empty. With 16 KiB pages each blob took a page to itself,
+// about 5 KB of it unused (SCHEMA.md, "How it is written").
+inline constexpr int kStorePageSize = 8192;
 
 // Creates every table, view and virtual table, empty (inside the caller's
 // transaction). Leaves user_version and application_id at 0.

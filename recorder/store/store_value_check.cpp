@@ -16,7 +16,7 @@
 namespace skein {
 namespace {
 
-enum class Rule : std::uint8_t { time, thread, head, gc_duration };
+enum class Rule : std::uint8_t { time, thread };
 
 struct ColumnCheck {
   std::string_view column;
@@ -32,7 +32,6 @@ struct TableCheck {
 
 constexpr std::string_view kMaxTimeSql = "4611686018427387903";
 static_assert(kMaxTime == 4611686018427387903, "kMaxTimeSql spells kMaxTime");
-static_assert(kRecordHeadCount == 20, "the head rule below spells the last head code");
 
 // True (1) for a value out of range; NULL, which compares as NULL, passes.
 // Text and blobs compare greater than every number, so they fail the upper
@@ -43,9 +42,6 @@ std::string predicate(const ColumnCheck& c) {
     case Rule::time: return "(" + col + " < 0 OR " + col + " > " + std::string(kMaxTimeSql) + ")";
     case Rule::thread:
       return "(" + col + " < -9223372036854775807 OR " + col + " > 9223372036854775807)";
-    case Rule::head: return "(" + col + " < 0 OR " + col + " > 19)";
-    case Rule::gc_duration:
-      return "(head = 11 AND (" + col + " < 0 OR " + col + " > " + std::string(kMaxTimeSql) + "))";
   }
   return "1";
 }
@@ -54,23 +50,15 @@ std::string rule_text(Rule rule) {
   switch (rule) {
     case Rule::time: return "times are 0 to " + std::to_string(kMaxTime) + " ns";
     case Rule::thread: return "thread ids are -9223372036854775807 to 9223372036854775807";
-    case Rule::head: return "record heads are 0 to 19";
-    case Rule::gc_duration: return "gc durations are 0 to " + std::to_string(kMaxTime) + " ns";
   }
   return {};
 }
 
 // The columns that hold times and thread ids (SCHEMA.md). thread_spans is
 // not read by Skein; anomalies and transfers, added by the lints, are read
-// where they are used.
-constexpr std::array<TableCheck, 5> kChecks = {{
-    {"events", "'events row ' || id",
-     {{{"time", Rule::time},
-       {"actor", Rule::thread},
-       {"target", Rule::thread},
-       {"head", Rule::head},
-       {"value", Rule::gc_duration}}},
-     5},
+// where they are used; the records packed in event_blocks are checked by
+// their decoder as they are read (event_block_codec.hpp).
+constexpr std::array<TableCheck, 4> kChecks = {{
     {"activations", "'activations row ' || id",
      {{{"thread", Rule::thread}, {"start", Rule::time}, {"end", Rule::time}}},
      3},

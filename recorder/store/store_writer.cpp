@@ -1,8 +1,8 @@
 // store_writer.cpp — create() opens a bulk-load connection, runs BEGIN and
 // the schema, then prepares the statements reused throughout: multi-row
-// INSERTs into events and activations (their ids omitted, so SQLite's next
-// rowid numbers them; sqlite3_last_insert_rowid checks each batch against
-// the count), counters and event_blocks, INSERT OR REPLACE into meta,
+// INSERTs into activations (their ids omitted, so SQLite's next rowid
+// numbers them; sqlite3_last_insert_rowid checks each batch against the
+// count), counters and event_blocks, INSERT OR REPLACE into meta,
 // INSERT into warnings. add_model writes threads, the packed thread_spans
 // R*Tree, the last activations and event blocks, sites, then UPDATEs heads.
 // finish() stamps the schema, commits, and finalizes the statements before
@@ -18,15 +18,12 @@
 #include "recorder/store/rtree_bulk_load.hpp"
 #include "recorder/store/sqlite_database.hpp"
 #include "recorder/store/store_schema.hpp"
-#include "recorder/store/thread_layout.hpp"
 
 namespace skein {
 
 struct StoreWriter::State {
-  State(SqliteDatabase d, BulkInsert e, BulkInsert a, BulkInsert c, BulkInsert b, SqliteStatement m,
-        SqliteStatement w)
+  State(SqliteDatabase d, BulkInsert a, BulkInsert c, BulkInsert b, SqliteStatement m, SqliteStatement w)
       : db(std::move(d)),
-        events(std::move(e)),
         activations(std::move(a)),
         counters(std::move(c)),
         blocks(std::move(b)),
@@ -35,7 +32,6 @@ struct StoreWriter::State {
 
   SqliteDatabase db;
   // Optional only so that finish() can finalize them before closing db.
-  std::optional<BulkInsert> events;
   std::optional<BulkInsert> activations;
   std::optional<BulkInsert> counters;
   std::optional<BulkInsert> blocks;
@@ -56,50 +52,20 @@ Result<StoreWriter> StoreWriter::create(const std::string& path, int page_size) 
   SqliteDatabase& d = db.value();
   if (Status s = d.exec("BEGIN"); !s.ok()) return s.error();
   if (Status s = create_store_schema(d); !s.ok()) return s.error();
-  // events.id is left to SQLite: an omitted INTEGER PRIMARY KEY takes the
-  // next rowid, 1, 2, ..., which is the record's position, and saves a seek
-  // per row that an explicit rowid costs.
-  auto events = BulkInsert::prepare(d, "events(time, head, actor, target, value, text)", 6);
-  if (!events) return events.error();
   auto activations = BulkInsert::prepare(d, "activations(event, thread, start, end)", 4);
   if (!activations) return activations.error();
   auto counters = BulkInsert::prepare(d, "counters(name, time, value, event)", 4);
   if (!counters) return counters.error();
   auto blocks = BulkInsert::prepare(
-      d, "event_blocks(id, first_event, last_event, start, end, first_activation, last_activation)", 7);
+      d, "event_blocks(id, first_event, last_event, start, end, first_activation, last_activation, records)", 8);
   if (!blocks) return blocks.error();
   auto meta = d.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)");
   if (!meta) return meta.error();
   auto warning = d.prepare("INSERT INTO warnings(kind, event, message) VALUES (?1, ?2, ?3)");
   if (!warning) return warning.error();
-  return StoreWriter(std::make_unique<State>(std::move(db).value(), std::move(events).value(),
-                                             std::move(activations).value(), std::move(counters).value(),
+  return StoreWriter(std::make_unique<State>(std::move(db).value(), std::move(activations).value(), std::move(counters).value(),
                                              std::move(blocks).value(), std::move(meta).value(),
                                              std::move(warning).value()));
-}
-
-Status StoreWriter::add_events(const TraceEventList& events) {
-  s_->events_written += events.size();
-  Status s = s_->events->insert(events.events(), [](SqliteStatement& q, int p, const TraceEvent& e) {
-    if (e.has_time) q.bind(p, e.time);
-    else q.bind_null(p);
-    q.bind(p + 1, static_cast<std::int64_t>(e.head));
-    if (e.actor != kNoThread) q.bind(p + 2, e.actor);
-    else q.bind_null(p + 2);
-    if (e.target != kNoThread) q.bind(p + 3, e.target);
-    else q.bind_null(p + 3);
-    if (e.has_value) q.bind(p + 4, e.value);
-    else q.bind_null(p + 4);
-    if (e.has_text) q.bind(p + 5, e.text);
-    else q.bind_null(p + 5);
-  });
-  if (!s.ok()) return s;
-  // The derived tables name events by position: SQLite's rowids must be it.
-  if (!events.empty() &&
-      sqlite3_last_insert_rowid(s_->db.handle()) != static_cast<std::int64_t>(s_->events_written))
-    return file_error(s_->db.name(), "internal error: event " + std::to_string(s_->events_written) +
-                                         " was not stored as row " + std::to_string(s_->events_written));
-  return {};
 }
 
 Status StoreWriter::add_counters(const CounterRun& run) {
@@ -113,7 +79,7 @@ Status StoreWriter::add_counters(const CounterRun& run) {
 }
 
 Status StoreWriter::add_activations(const std::vector<ActivationRow>& activations) {
-  // activations.id is left to SQLite, like events.id: ids come numbered
+  // activations.id is left to SQLite, like event id: ids come numbered
   // 1, 2, ... in order, and an explicit rowid would cost a B-tree seek per
   // row (about a quarter of a microsecond here).
   Status s = s_->activations->insert(activations, [](SqliteStatement& q, int p, const ActivationRow& a) {
@@ -148,32 +114,18 @@ void bind_id(SqliteStatement& q, int p, std::int64_t id) {
 
 namespace {
 
-// The row each thread is drawn on, placed once here (thread_layout.hpp)
-// from what the viewer would read of the threads table: the parent, the
-// creation, the end (the resolution, or the trace's end while pending, as
-// meta's end_time says), the merge, and whether its first label is a
-// non-empty text. Written into `layout_v2` (derived_tables.hpp), in
+// The rows each thread is drawn on, placed by the derivation
+// (DerivedModel::layout_rows), into `layout_v2` (derived_tables.hpp) in
 // thread order, so that opening the database computes no layout.
 Status add_layout(SqliteDatabase& db, const DerivedModel& m) {
-  const TimeNs trace_end = m.end_time != kNoTime ? m.end_time : m.first_time != kNoTime ? m.first_time : 0;
-  std::vector<LayoutThread> input;
-  input.reserve(m.threads.size());
-  for (const ThreadRow& t : m.threads) {
-    LayoutThread l;
-    l.id = t.id;
-    if (t.has_parent) l.parent = t.parent;
-    l.start = t.created;
-    l.end = std::max(t.created, t.resolved != kNoTime ? t.resolved : trace_end);
-    if (t.merged) l.merged_into = t.merged_into;
-    l.labelled = t.label != kNoText && !m.text(t.label).empty();
-    input.push_back(l);
-  }
-  const ThreadLayout layout = layout_threads(input);
+  if (m.layout_rows.size() != m.threads.size())
+    return file_error(db.name(), "internal error: " + std::to_string(m.layout_rows.size()) + " rows placed for " +
+                                     std::to_string(m.threads.size()) + " threads");
   if (Status s = replace_derived_rows(db, kLayoutTable); !s.ok()) return s;
   auto rows = BulkInsert::prepare(db, "layout_v2(thread, row)", 2);
   if (!rows) return rows.error();
-  std::vector<std::pair<ThreadId, std::int32_t>> placed(input.size());
-  for (std::size_t i = 0; i < input.size(); ++i) placed[i] = {input[i].id, layout.rows[i]};
+  std::vector<std::pair<ThreadId, std::int32_t>> placed(m.threads.size());
+  for (std::size_t i = 0; i < placed.size(); ++i) placed[i] = {m.threads[i].id, m.layout_rows[i]};
   return rows.value().insert(placed, [](SqliteStatement& q, int p, const std::pair<ThreadId, std::int32_t>& r) {
     q.bind(p, static_cast<std::int64_t>(r.first));
     q.bind(p + 1, static_cast<std::int64_t>(r.second));
@@ -245,6 +197,16 @@ Status StoreWriter::add_model(const DerivedModel& m) {
 }
 
 Status StoreWriter::add_blocks(const std::vector<EventBlockRow>& blocks) {
+  for (const EventBlockRow& b : blocks) {
+    // The readers find a record by its id through its block's: the blocks
+    // must come whole and in order.
+    if (b.first_event != static_cast<std::int64_t>(s_->events_written) + 1 ||
+        b.id != (b.first_event - 1) / kEventBlockSize + 1)
+      return file_error(s_->db.name(), "internal error: event block " + std::to_string(b.id) + " of events " +
+                                           std::to_string(b.first_event) + " after " +
+                                           std::to_string(s_->events_written) + " events");
+    s_->events_written = static_cast<std::uint64_t>(b.last_event);
+  }
   return s_->blocks->insert(blocks, [](SqliteStatement& q, int p, const EventBlockRow& b) {
     q.bind(p, b.id);
     q.bind(p + 1, b.first_event);
@@ -253,6 +215,7 @@ Status StoreWriter::add_blocks(const std::vector<EventBlockRow>& blocks) {
     bind_time(q, p + 4, b.end);
     bind_id(q, p + 5, b.first_activation);
     bind_id(q, p + 6, b.last_activation);
+    q.bind_blob(p + 7, b.records.data(), b.records.size());
   });
 }
 
@@ -284,7 +247,6 @@ Status StoreWriter::finish() {
   if (Status st = stamp_store_schema(s.db); !st.ok()) return st;
   if (Status st = s.db.exec("COMMIT"); !st.ok()) return st;
   // Statements are finalized before the connection closes.
-  s.events.reset();
   s.activations.reset();
   s.counters.reset();
   s.blocks.reset();

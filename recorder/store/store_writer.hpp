@@ -1,16 +1,19 @@
 // store_writer.hpp — writes one trace database (SCHEMA.md) in one
-// transaction: the events batch by batch as they are parsed (with the
-// activations and event blocks derived so far, and the counters table's
-// rows run by run: counter_runs.hpp), then the rest of the derived model,
+// transaction: the event blocks (each with its records packed) and the
+// activations batch by batch as they are parsed and derived (and the
+// counters table's rows run by run: counter_runs.hpp), then the rest of
+// the derived model,
 // the warnings and the meta, and last the stamp (user_version,
 // application_id) that marks the file complete. Nothing here grows with
 // the trace: a batch in, a batch written.
 //
-// Speed is the point here (the import's target is a million records a
+// Speed is the point here (the import's target is three million records a
 // second end to end), so:
+//   - records go in a block of kEventBlockSize at a time, one row each
+//     (event_block_codec.hpp), not a row per record;
 //   - every table is written in the order of its key, so every insert is
-//     an append to the right edge of its B-tree: events, activations, event
-//     blocks and threads by rowid, counters by their key in sorted runs (a
+//     an append to the right edge of its B-tree: activations, event blocks
+//     and threads by rowid, counters by their key in sorted runs (a
 //     trace with more than one run appends each later run at the right edge
 //     of each counter's range), the R*Tree packed in one go
 //     (rtree_bulk_load.hpp);
@@ -30,6 +33,7 @@
 #include "recorder/store/counter_runs.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
+#include "recorder/store/store_schema.hpp"
 
 namespace skein {
 
@@ -37,19 +41,16 @@ class StoreWriter {
  public:
   // Creates the database at `path` (which must not exist), its schema, and
   // opens the transaction.
-  [[nodiscard]] static Result<StoreWriter> create(const std::string& path, int page_size = 16384);
+  [[nodiscard]] static Result<StoreWriter> create(const std::string& path, int page_size = kStorePageSize);
   StoreWriter(StoreWriter&&) noexcept;
   StoreWriter& operator=(StoreWriter&&) noexcept;
   ~StoreWriter();
 
-  // The next events, in trace order: their ids continue from the last
-  // ones added (the rows' own ids are not read).
-  [[nodiscard]] Status add_events(const TraceEventList& events);
   // A run of counter rows, sorted (counter_runs.hpp).
   [[nodiscard]] Status add_counters(const CounterRun& run);
   // Activations, in event order, continuing those already added.
   [[nodiscard]] Status add_activations(const std::vector<ActivationRow>& activations);
-  // Event blocks, by id, continuing those already added.
+  // Event blocks with their records, by id, continuing those already added.
   [[nodiscard]] Status add_blocks(const std::vector<EventBlockRow>& blocks);
   // Everything else derived, once every event is in (its activations and
   // blocks are the last ones).
@@ -61,6 +62,7 @@ class StoreWriter {
   // Stamps the schema, commits and closes. The file is complete after this.
   [[nodiscard]] Status finish();
 
+  // The records written so far: those of the blocks added.
   [[nodiscard]] std::uint64_t events_written() const;
   // True when the last failure was SQLite running out of memory.
   [[nodiscard]] bool out_of_memory() const;

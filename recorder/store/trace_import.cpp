@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "recorder/store/database_path.hpp"
+#include "recorder/store/event_block_codec.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
 #include "recorder/output/output_file.hpp"
@@ -29,16 +30,17 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kBatchRows = 16384;
 constexpr std::size_t kBatches = 4;  // in flight between the threads, at most
 
-// One batch of the queue: events in trace order, their texts owned, the
-// activations and event blocks that closed while they were parsed, and the
-// runs of counter rows that filled meanwhile (written after them).
+// One batch of the queue: the event blocks completed while kBatchRows
+// records were parsed, each with its records packed, the activations that
+// closed meanwhile, and the runs of counter rows that filled (written
+// after them).
 struct ImportBatch {
-  TraceEventList events;
+  std::size_t records = 0;
   std::vector<ActivationRow> activations;
   std::vector<EventBlockRow> blocks;
   std::vector<std::unique_ptr<CounterRun>> counters;
   void clear() {
-    events.clear();
+    records = 0;
     activations.clear();
     blocks.clear();
     counters.clear();
@@ -52,9 +54,7 @@ class BatchQueue {
  public:
   BatchQueue() {
     for (std::size_t i = 0; i < kBatches; ++i) {
-      auto b = std::make_unique<ImportBatch>();
-      b->events.reserve(kBatchRows);
-      free_.push_back(std::move(b));
+      free_.push_back(std::make_unique<ImportBatch>());
     }
   }
 
@@ -124,6 +124,19 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
                    std::atomic<bool>& stop, ParseOutcome& out) {
   ModelDerivation derivation([&source] { return source.record_location(); });
   CounterRuns counters;
+  // Each record is packed into its block's blob as it is read; a blob
+  // waits here until the derivation closes its block (it does so at the
+  // first record of the next one, or at finish()).
+  EventBlockEncoder encoder;
+  std::deque<std::string> packed;
+  const auto take_blocks = [&](std::vector<EventBlockRow>& into) {
+    const std::size_t from = into.size();
+    derivation.take_blocks(into);
+    for (std::size_t i = from; i < into.size() && !packed.empty(); ++i) {
+      into[i].records = std::move(packed.front());
+      packed.pop_front();
+    }
+  };
   std::unique_ptr<ImportBatch> batch = queue.take_free();
   const auto fail = [&](ImportResult::Failure f, Diagnostic d) {
     out.failure = f;
@@ -137,7 +150,9 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
       break;
     }
     const Record& record = source.record();
-    batch->events.push_back(trace_event_of(record));
+    encoder.add(trace_event_of(record));
+    if (encoder.records() == kEventBlockSize) packed.push_back(encoder.take());
+    ++batch->records;
     derivation.add(record);
     if (const auto* c = std::get_if<CounterRecord>(&record))
       counters.add(c->name, c->time, c->value, static_cast<EventId>(derivation.records()));
@@ -149,9 +164,9 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
       fail(ImportResult::Failure::invalid, std::move(d));
       break;
     }
-    if (batch->events.size() == kBatchRows) {
+    if (batch->records == kBatchRows) {
       derivation.take_activations(batch->activations);
-      derivation.take_blocks(batch->blocks);
+      take_blocks(batch->blocks);
       batch->counters = counters.take_full();
       bytes_done.store(source.bytes_consumed(), std::memory_order_relaxed);
       records_done.store(derivation.records(), std::memory_order_relaxed);
@@ -171,9 +186,9 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
     d.message += " (--strict)";
     fail(ImportResult::Failure::invalid, std::move(d));
   }
-  if (batch != nullptr && !batch->events.empty()) {
+  if (batch != nullptr && batch->records > 0) {
     derivation.take_activations(batch->activations);
-    derivation.take_blocks(batch->blocks);
+    take_blocks(batch->blocks);
     batch->counters = counters.take_full();
     queue.push_full(std::move(batch));
   }
@@ -185,6 +200,16 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
     out.derivation_warnings = derivation.warnings();
     out.derivation_warning_count = derivation.warning_count();
     out.model = derivation.finish(rtree_node_bytes(static_cast<std::size_t>(options.page_size)));
+    if (encoder.records() > 0) packed.push_back(encoder.take());
+    for (EventBlockRow& b : out.model->blocks) {
+      if (packed.empty()) break;
+      b.records = std::move(packed.front());
+      packed.pop_front();
+    }
+    if (!packed.empty())
+      fail(ImportResult::Failure::invalid,
+           file_error(source.name(), "internal error: " + std::to_string(packed.size()) +
+                                         " blocks of records packed but not derived"));
     out.last_counters = counters.finish();
   }
 }
@@ -361,9 +386,8 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
   double events_written_at = 0;
   while (auto batch = queue.take_full()) {
     if (written.ok()) {
-      written = writer.value().add_events(batch->events);
+      written = writer.value().add_blocks(batch->blocks);
       if (written.ok()) written = writer.value().add_activations(batch->activations);
-      if (written.ok()) written = writer.value().add_blocks(batch->blocks);
       for (const auto& run : batch->counters)
         if (written.ok()) written = writer.value().add_counters(*run);
       events_written_at = std::chrono::duration<double>(Clock::now() - started).count();

@@ -57,6 +57,7 @@
 
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/import/trace_source.hpp"
+#include "recorder/store/store_schema.hpp"
 #include "recorder/store/trace_database.hpp"
 
 namespace skein {
@@ -77,7 +78,7 @@ struct ImportOptions {
   const std::atomic<bool>* cancel = nullptr;
   // fsync the database before renaming it into place.
   bool sync = true;
-  int page_size = 16384;
+  int page_size = kStorePageSize;
 };
 
 // What identifies a source file's content cheaply: size, modification time

@@ -4,9 +4,10 @@
 // end to end: read and parse the file, write the events, derive and write
 // threads and activations, build the R*Tree, commit, fsync and rename.
 //
-// Targets on the 2-core reference machine: >= 1,000,000 records/s at 1M;
-// time per record within +-30% of the 1M figure from 100k to 10M (flat
-// growth); <= 100 bytes of database per record. Each figure is the median
+// Targets on the 2-core reference machine: >= 3,000,000 records/s at 1M
+// and 10M; time per record within +-30% of the 1M figure from 100k to 10M
+// (flat growth); <= 60 bytes of database per record, derived tables
+// included. Each figure is the median
 // of several runs (fewer for the large sizes). The trace files are written
 // once per size, before timing, so the page cache serves them, as it does
 // right after a traced program exits. One more row imports about 1,000,000
@@ -195,9 +196,9 @@ int main(int argc, char** argv) {
   bench::Table table("store import (skein import of generated Skein traces), median of runs");
   for (const auto& [s, m] : results) {
     const double rate = static_cast<double>(m.records) / m.seconds / 1e6;
-    const bool judged = s.records == 1'000'000 && !s.from_stress && !s.counters;
+    const bool judged = s.records >= 1'000'000 && !s.from_stress && !s.counters;
     table.add({std::string("import ") + s.name + " records", bench::fixed(rate, 2, "M records/s"),
-               judged ? ">= 1.00 M records/s" : "", !judged || rate >= 1.0});
+               judged ? ">= 3.00 M records/s" : "", !judged || rate >= 3.0});
   }
   for (const auto& [s, m] : results) {
     if (at_1m == nullptr || s.records < 100'000 || s.from_stress || s.counters) continue;
@@ -216,7 +217,7 @@ int main(int argc, char** argv) {
   for (const auto& [s, m] : results) {
     const bool judged = s.records >= 100'000;
     table.add({std::string("database size, ") + s.name, bench::fixed(m.bytes_per_record, 1, "bytes/record"),
-               judged ? "<= 100 bytes/record" : "", !judged || m.bytes_per_record <= 100});
+               judged ? "<= 60 bytes/record" : "", !judged || m.bytes_per_record <= 60});
   }
   return table.print() ? 0 : 1;
 }

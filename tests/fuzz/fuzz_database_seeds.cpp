@@ -17,6 +17,7 @@
 
 #include "recorder/store/trace_import.hpp"
 #include "recorder/import/trace_source.hpp"
+#include "tests/support/packed_events.hpp"
 
 namespace {
 
@@ -52,6 +53,15 @@ std::string base_name(const std::string& path) {
 }
 
 bool edit(const std::string& path, const std::string& sql) {
+  // An edit of the records goes through them as a table (packed_events.hpp).
+  if (sql.find("UPDATE events") != std::string::npos) {
+    try {
+      skein::test::edit_events(path, sql);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
   sqlite3* db = nullptr;
   bool ok = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
             sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
@@ -81,8 +91,12 @@ int main(int argc, char** argv) {
       "DELETE FROM meta WHERE key IN ('first_time', 'end_time')",
       "UPDATE events SET time = 9223372036854775807 WHERE id = 3",
       "UPDATE events SET actor = -9223372036854775808 WHERE id = 5",
-      "UPDATE events SET target = 'seven' WHERE id = 2",
-      "UPDATE events SET head = 99 WHERE id = 6",
+      "UPDATE events SET head = 31 WHERE id = 6",
+      "UPDATE events SET value = -1 WHERE head = 11",
+      "UPDATE event_blocks SET records = substr(records, 1, 7)",
+      "UPDATE event_blocks SET records = CAST(records || x'0d00' AS BLOB)",
+      "UPDATE event_blocks SET records = x'ffffffffffffffffffffff'",
+      "UPDATE event_blocks SET first_event = 3",
       "UPDATE activations SET end = 9223372036854775807 WHERE id = 1",
       "UPDATE threads SET parent = -9223372036854775808 WHERE id = 2",
       "UPDATE threads SET first_run = X'00' WHERE id = 1",

@@ -26,7 +26,7 @@ inline const std::string kHotJournalScript =
     "CREATE TABLE scribble(x);"
     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)"
     "  INSERT INTO scribble SELECT randomblob(1000) FROM n;"
-    "DELETE FROM events;";
+    "DELETE FROM event_blocks;";
 
 // Committed transactions in WAL mode, never checkpointed (far below the
 // automatic checkpoint's 1000 pages).
@@ -35,7 +35,7 @@ inline const std::string kUncheckpointedWalScript =
     "CREATE TABLE scribble(x);"
     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)"
     "  INSERT INTO scribble SELECT randomblob(1000) FROM n;"
-    "DELETE FROM events;";
+    "DELETE FROM event_blocks;";
 
 class SqliteChild {
  public:

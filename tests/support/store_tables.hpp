@@ -21,7 +21,8 @@ inline std::string trace_tables_text(const std::string& db) {
       "'source_mtime_ns', 'source_head_crc32', 'truncated', 'warnings', 'warnings.source') ORDER BY key",
       "SELECT * FROM heads ORDER BY id",
       "SELECT id, typeof(time), time, head, actor, target, value, typeof(text), hex(text) FROM events ORDER BY id",
-      "SELECT * FROM event_blocks ORDER BY id",
+      "SELECT id, first_event, last_event, start, end, first_activation, last_activation FROM event_blocks "
+      "ORDER BY id",
       "SELECT id, hex(file), line, hex(function) FROM sites ORDER BY id",
       "SELECT id, parent, kind, site, hex(label), created, first_run, resolved, outcome, hex(failure), "
       "merged_into, run_time, implicit, first_event, last_event, first_activation, last_activation "

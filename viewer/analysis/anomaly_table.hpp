@@ -67,7 +67,7 @@ struct StoredFinding {
   std::string message;
   std::string severity;  // "" when an older table has no such column
   std::string group;     // what `skein lint` groups the rule's findings by; "" for none
-  std::int64_t event = -1;  // events.id of the record it names; -1: none
+  std::int64_t event = -1;  // event id of the record it names; -1: none
   std::int64_t number = 0;  // the finding's #N; 0 when the table has no id
 };
 

@@ -1,5 +1,5 @@
 // causal_path.cpp — both walks run over the in-memory events by position;
-// an events.id maps to its position directly (ids are usually 1-based and
+// an event id maps to its position directly (ids are usually 1-based and
 // dense), else by binary search. Merge groups are built once per call from
 // the `merge` records. why() scans back from each record for its nearest
 // cause and stops at a position met twice; for a wait, the resolve must lie
@@ -28,7 +28,7 @@ MergeGroups merge_groups_of(const std::vector<TraceEvent>& events) {
   return groups;
 }
 
-// The position of events.id `id`, or events.size().
+// The position of event id `id`, or events.size().
 std::size_t index_of(const std::vector<TraceEvent>& events, std::int64_t id) {
   if (id >= 1 && static_cast<std::size_t>(id) <= events.size() && events[static_cast<std::size_t>(id - 1)].id == id)
     return static_cast<std::size_t>(id - 1);

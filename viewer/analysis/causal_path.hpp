@@ -48,14 +48,14 @@ struct CausalStep {
   CauseKind kind = CauseKind::notify;
   ThreadId cause = kNoThread;
   ThreadId effect = kNoThread;
-  std::int64_t cause_event = 0;   // events.id
-  std::int64_t effect_event = 0;  // events.id
+  std::int64_t cause_event = 0;   // event id
+  std::int64_t effect_event = 0;  // event id
   TimeNs cause_time = 0;
   TimeNs effect_time = 0;
   [[nodiscard]] TimeNs latency() const { return effect_time - cause_time; }
 };
 
-// Why the record `event_id` (an events.id) happened: its causes from the
+// Why the record `event_id` (an event id) happened: its causes from the
 // nearest to the root. Empty when the record has no actor or no earlier
 // cause. At most `max_steps` steps.
 [[nodiscard]] std::vector<CausalStep> why(const std::vector<TraceEvent>& events, std::int64_t event_id,

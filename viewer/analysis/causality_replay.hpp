@@ -196,7 +196,7 @@ struct ControlTransfer {
   // and when the suspect last took control.
   std::array<ThreadId, 3> candidates = {kNoThread, kNoThread, kNoThread};
   TimeNs suspect_time = 0;
-  // Unexplained, with a `(lost ...)` record (its events.id) between the
+  // Unexplained, with a `(lost ...)` record (its event id) between the
   // start of what the verdict looked at and the verdict: the cause may be
   // among the records lost. 0 when none.
   std::int64_t gap = 0;

@@ -49,14 +49,14 @@ struct LintFinding {
   ThreadId thread = 0;                  // the thread the finding is about
   std::optional<ThreadId> from;         // the thread that had control
   std::optional<ThreadId> suspect;      // who most likely owes the missing record
-  std::optional<std::int64_t> event;    // events.id of the record it was found at
+  std::optional<std::int64_t> event;    // event id of the record it was found at
   std::string group;                    // what the text output groups a rule's findings by; "" for none
   // Other threads the finding stands for: the promises pending only
   // because this one is (pending-at-end), in spawn order.
   std::vector<ThreadId> related;
   std::string message;
   std::uint32_t number = 0;             // its place in the full report, from 1 (`skein lint`'s #N)
-  // The `(lost ...)` record (events.id) whose missing records the verdict
+  // The `(lost ...)` record (event id) whose missing records the verdict
   // depends on: the cause, or the end, may be among them; 0 when none.
   // lint_run folds such findings into the gap's note.
   std::int64_t gap = 0;

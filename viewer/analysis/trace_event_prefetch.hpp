@@ -1,7 +1,6 @@
-// trace_event_prefetch.hpp — reads the `events` table on a second thread,
-// in batches, while the caller works on the previous batch: on a trace of a
-// million records SQLite's decoding of rows is about half of a lint's work,
-// and this overlaps it with the rules (the import overlaps its parser and
+// trace_event_prefetch.hpp — reads the records (events_table.hpp) on a
+// second thread, in batches, while the caller works on the previous batch:
+// reading and decoding the blocks overlaps with the rules (the import overlaps its parser and
 // writer the same way, SCHEMA.md).
 //
 // A batch owns its events' texts, so it outlives the row it came from. The

@@ -45,27 +45,18 @@ std::string_view why_step_kind_name(WhyStepKind kind) {
 }
 
 struct WhyEngine::State {
-  State(TraceEventLookup event, SqliteStatement back, SqliteStatement thread, SqliteStatement resolve,
-        SqliteStatement block, SqliteStatement active, SqliteStatement named, SqliteStatement missed,
+  State(TraceEventLookup event, SqliteStatement thread, SqliteStatement block, SqliteStatement active,
         TransferLookup lookup)
       : events(std::move(event)),
-        back_q(std::move(back)),
         thread_q(std::move(thread)),
-        resolve_q(std::move(resolve)),
         block_q(std::move(block)),
         active_q(std::move(active)),
-        named_q(std::move(named)),
-        missed_q(std::move(missed)),
         transfers(std::move(lookup)) {}
 
-  TraceEventLookup events;    // records by id
-  SqliteStatement back_q;     // records from an id down to another, newest first
+  TraceEventLookup events;    // records by id, and walks over a range of them
   SqliteStatement thread_q;   // a thread's row
-  SqliteStatement resolve_q;  // a thread's first resolve, within its records
-  SqliteStatement block_q;    // the last record at or before a time
+  SqliteStatement block_q;    // the latest block that starts by a time
   SqliteStatement active_q;   // the activations that start by a time, latest first
-  SqliteStatement named_q;    // a thread's latest record of a head within its records
-  SqliteStatement missed_q;   // a condition's latest signal nobody heard before a record
   TransferLookup transfers;
   MergeGroups groups;
 
@@ -107,22 +98,69 @@ struct WhyEngine::State {
     std::int64_t value = 0;
   };
   Result<std::optional<Named>> named(ThreadId t, RecordHead head, const ThreadRow& row) {
-    named_q.bind(1, row.first_event);
-    named_q.bind(2, row.last_event);
-    named_q.bind(3, static_cast<std::int64_t>(head));
-    named_q.bind(4, static_cast<std::int64_t>(t));
-    auto got = named_q.step();
-    if (!got) {
-      named_q.reset();
-      return got.error();
-    }
     std::optional<Named> out;
-    if (got.value())
-      out = Named{named_q.int64(0), named_q.optional_int64(1).value_or(0),
-                  named_q.optional_int64(2).value_or(kNoThread), named_q.optional_int64(3).value_or(kNoThread),
-                  named_q.optional_int64(4).value_or(0)};
-    named_q.reset();
+    const Status walked = events.for_each_back(row.last_event, row.first_event, [&](const TraceEvent& e) {
+      if (e.head != head || (head == RecordHead::wait ? e.actor : e.target) != t) return true;
+      out = Named{e.id, e.has_time ? e.time : 0, e.actor, e.target, e.has_value ? e.value : 0};
+      return false;
+    });
+    if (!walked.ok()) return walked.error();
     return out;
+  }
+
+  // The latest no-waiter of condition `object` before record `before`: a
+  // signal that found nobody waiting.
+  Result<std::optional<TraceEvent>> missed_signal(std::int64_t before, std::int64_t object) {
+    std::optional<TraceEvent> out;
+    const Status walked = events.for_each_back(before - 1, 1, [&](const TraceEvent& e) {
+      if (e.head != RecordHead::no_waiter || !e.has_value || e.value != object || !e.has_text ||
+          e.text != "condition")
+        return true;
+      out = e;
+      out->text = {};  // the walk's block goes; nobody reads it
+      return false;
+    });
+    if (!walked.ok()) return walked.error();
+    return out;
+  }
+
+  // The first resolve of `t` within its records.
+  Result<std::optional<TraceEvent>> first_resolve(ThreadId t, const ThreadRow& row) {
+    std::optional<TraceEvent> out;
+    const Status walked = events.for_each_forward(row.first_event, row.last_event, [&](const TraceEvent& e) {
+      if (e.head != RecordHead::resolve || e.target != t) return true;
+      out = e;
+      out->text = {};
+      return false;
+    });
+    if (!walked.ok()) return walked.error();
+    return out;
+  }
+
+  // The last record at or before `at`: its block (the latest that starts
+  // by then), then the block's records up to the time; 0 when none.
+  Result<std::int64_t> last_record_by(TimeNs at) {
+    block_q.bind(1, static_cast<std::int64_t>(at));
+    auto row = block_q.step();
+    if (!row) {
+      block_q.reset();
+      return row.error();
+    }
+    if (!row.value()) {
+      block_q.reset();
+      return std::int64_t{0};
+    }
+    const std::int64_t first = block_q.int64(0);
+    const std::int64_t last = block_q.int64(1);
+    block_q.reset();
+    std::int64_t found = first - 1;
+    const Status walked = events.for_each_back(last, first, [&](const TraceEvent& e) {
+      if (!e.has_time || e.time > at) return true;
+      found = e.id;
+      return false;
+    });
+    if (!walked.ok()) return walked.error();
+    return found;
   }
 
   bool same_group(ThreadId a, ThreadId b) { return is_thread(a) && is_thread(b) && groups.root(a) == groups.root(b); }
@@ -163,25 +201,18 @@ Result<bool> WhyEngine::lost_wake_up(ThreadId subject, const ThreadRowView& firs
     auto queued = s.named(at, RecordHead::queued, row);
     if (!queued) return queued.error();
     if (queued.value()) {
-      s.missed_q.bind(1, queued.value()->id);
-      s.missed_q.bind(2, queued.value()->value);
-      auto m = s.missed_q.step();
-      if (!m) {
-        s.missed_q.reset();
-        return m.error();
-      }
+      auto m = s.missed_signal(queued.value()->id, queued.value()->value);
+      if (!m) return m.error();
       if (m.value()) {
         a.end = WhyEnd::lost_wake_up;
         a.stuck = at;
-        a.stuck_event = s.missed_q.int64(0);
-        a.suspect = s.missed_q.optional_int64(2).value_or(kNoThread);
+        a.stuck_event = m.value()->id;
+        a.suspect = m.value()->actor;
         a.end_text = (at == subject ? std::string("it waits") : "thread " + std::to_string(at) + ", which it waits on, waits") +
                      " in condition " + std::to_string(queued.value()->value) + ", whose signal came before the wait and "
                      "found nobody waiting";
-        s.missed_q.reset();
         return true;
       }
-      s.missed_q.reset();
     }
     // Its last resolver dropped, or the primitive it waited in destroyed.
     auto dropped = s.named(at, RecordHead::drop, row);
@@ -219,19 +250,10 @@ Result<WhyEngine> WhyEngine::open(TraceStore& store) {
     return file_error(db.name(), "no causes recorded yet: run `skein lint` on it first (it stores them for why)");
   auto event = TraceEventLookup::open(db);
   if (!event) return event.error();
-  auto back = db.prepare(
-      "SELECT id, time, head, actor FROM events WHERE id <= ?1 AND id >= ?2 ORDER BY id DESC");
-  if (!back) return back.error();
   auto thread = db.prepare("SELECT first_event, last_event, parent, kind FROM threads WHERE id = ?1");
   if (!thread) return thread.error();
-  auto resolve = db.prepare(
-      "SELECT id, time, actor FROM events WHERE id BETWEEN ?1 AND ?2 AND head = 7 AND target = ?3 ORDER BY id LIMIT 1");
-  if (!resolve) return resolve.error();
-  // The last record at or before a time: its block (the latest that
-  // starts by then), then the block's records up to the time.
   auto block = db.prepare(
-      "SELECT coalesce((SELECT max(e.id) FROM events e WHERE e.id BETWEEN b.first_event AND b.last_event AND "
-      "e.time <= ?1), b.first_event - 1) FROM event_blocks b WHERE b.start <= ?1 ORDER BY b.id DESC LIMIT 1");
+      "SELECT first_event, last_event FROM event_blocks WHERE start <= ?1 ORDER BY id DESC LIMIT 1");
   if (!block) return block.error();
   // The latest activation to start at or before a time: among those up to
   // the last that starts in a block starting by then (ids grow with start).
@@ -239,20 +261,8 @@ Result<WhyEngine> WhyEngine::open(TraceStore& store) {
       "SELECT thread, \"end\" FROM activations WHERE id <= (SELECT max(last_activation) FROM event_blocks "
       "WHERE start <= ?1) AND start <= ?1 ORDER BY id DESC");
   if (!active) return active.error();
-  // A thread's latest record of a head: as actor for a wait (its wait),
-  // else as target (its drop, its queueing), within its records.
-  auto named = db.prepare(
-      "SELECT id, time, actor, target, value FROM events WHERE id BETWEEN ?1 AND ?2 AND head = ?3 AND "
-      "(CASE WHEN ?3 = 4 THEN actor ELSE target END) = ?4 ORDER BY id DESC LIMIT 1");
-  if (!named) return named.error();
-  auto missed = db.prepare(
-      "SELECT id, time, actor FROM events WHERE id < ?1 AND head = 18 AND value = ?2 AND text = 'condition' "
-      "ORDER BY id DESC LIMIT 1");
-  if (!missed) return missed.error();
-  auto state = std::make_unique<State>(std::move(event).value(), std::move(back).value(), std::move(thread).value(),
-                                       std::move(resolve).value(), std::move(block).value(),
-                                       std::move(active).value(), std::move(named).value(), std::move(missed).value(),
-                                       std::move(*transfers.value()));
+  auto state = std::make_unique<State>(std::move(event).value(), std::move(thread).value(), std::move(block).value(),
+                                       std::move(active).value(), std::move(*transfers.value()));
   // Merge groups, keyed as `transfers` keys them.
   auto groups = merge_group_roots(db);
   if (!groups) return groups.error();
@@ -285,11 +295,9 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
     // block, and the thread's own records end at its last_event.
     std::int64_t upto = t.value()->last_event;
     if (question.at != INT64_MAX) {
-      s.block_q.bind(1, static_cast<std::int64_t>(question.at));
-      auto row = s.block_q.step();
-      if (!row) return row.error();
-      upto = std::min(upto, row.value() ? s.block_q.optional_int64(0).value_or(0) : 0);
-      s.block_q.reset();
+      auto by = s.last_record_by(question.at);
+      if (!by) return by.error();
+      upto = std::min(upto, by.value());
     }
     // Which question: at the end, its last record; else what it does then.
     WhyAsk ask = question.ask;
@@ -324,21 +332,17 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
     if (!last) return last.error();
     if (last.value()) {
       const std::int64_t begin = last.value()->event;
-      s.back_q.bind(1, upto);
-      s.back_q.bind(2, begin);
       std::size_t scanned = 0;
       // Walks back to the subject's latest record by then; stops there, or
       // after 200,000 records (a long run is asked about at its start).
       Status failed;
-      const Status walked = s.back_q.for_each_row([&](SqliteStatement& row) {
+      const Status walked = s.events.for_each_back(upto, begin, [&](const TraceEvent& row) {
         if (++scanned > 200'000) return false;
-        const std::int64_t id = row.int64(0);
-        const TimeNs time = row.optional_int64(1).value_or(0);
-        const auto head = static_cast<RecordHead>(row.int64(2));
-        const ThreadId by = row.optional_int64(3).value_or(kNoThread);
-        if (time > question.at || head == RecordHead::label) return true;
+        const TimeNs time = row.has_time ? row.time : 0;
+        const ThreadId by = row.actor;
+        if (time > question.at || row.head == RecordHead::label) return true;
         if (by != subject && !s.same_group(by, subject)) return true;
-        auto e = s.event(id);
+        auto e = s.event(row.id);
         if (!e) {
           failed = e.error();
         } else {
@@ -347,7 +351,6 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
         }
         return false;
       });
-      s.back_q.reset();
       if (!walked.ok()) return walked.error();
       if (!failed.ok()) return failed.error();
       if (!r) {  // a long run: ask about its start, the transfer itself
@@ -362,15 +365,12 @@ Result<WhyAnswer> WhyEngine::answer(const WhyQuestion& question, std::size_t max
     if (!r) {
       // It never acted by then (woke), or acts no more (ended_wait): a
       // promise. Its resolve (by then, for woke), else its creation.
-      s.resolve_q.bind(1, t.value()->first_event);
-      s.resolve_q.bind(2, t.value()->last_event);
-      s.resolve_q.bind(3, static_cast<std::int64_t>(subject));
-      auto row = s.resolve_q.step();
-      if (!row) return row.error();
+      auto first = s.first_resolve(subject, *t.value());
+      if (!first) return first.error();
       std::optional<std::int64_t> resolve;
-      if (row.value() && (ask == WhyAsk::ended_wait || s.resolve_q.optional_int64(1).value_or(0) <= question.at))
-        resolve = s.resolve_q.int64(0);
-      s.resolve_q.reset();
+      if (first.value() &&
+          (ask == WhyAsk::ended_wait || (first.value()->has_time ? first.value()->time : 0) <= question.at))
+        resolve = first.value()->id;
       if (!resolve && ask == WhyAsk::ended_wait) {
         auto lost = lost_wake_up(subject, ThreadRowView{t.value()->first_event, t.value()->last_event}, a);
         if (!lost) return lost.error();

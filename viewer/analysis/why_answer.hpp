@@ -129,7 +129,7 @@ struct WhyAnswer {
 };
 
 struct WhyQuestion {
-  std::optional<std::int64_t> event;  // a record (events.id); or:
+  std::optional<std::int64_t> event;  // a record (event id); or:
   ThreadId thread = kNoThread;        // a thread, at `at`
   TimeNs at = INT64_MAX;              // INT64_MAX: its end
   WhyAsk ask = WhyAsk::automatic;     // with a thread: which question

@@ -6,7 +6,7 @@
 // The question: a thread at a time (a duration with a unit since the
 // trace's origin, as the records' times; `end`, the default, is its last
 // record), a lint finding by its number (`skein lint`'s #N: the record it
-// was found at), or a record by its events.id. A thread at a time is asked
+// was found at), or a record by its event id. A thread at a time is asked
 // what woke the turn it runs in, when it runs then, or what ended the wait
 // it is in, when it waits (why_answer.hpp); --woke and --wait ask one of
 // them whatever it does then. The engine reads the causes `skein lint` stores; a database
@@ -58,7 +58,7 @@ int run_why(const QStringList& args) {
   parser.setApplicationDescription(
       QStringLiteral("Why did a thread act? The chain of recorded causes back to its root (a timer, I/O, the\n"
                      "program's start), or to the place where the trace holds no cause: a missing notification.\n"
-                     "Ask about a thread at a time, a lint finding (skein lint's #N), or a record (events.id).\n"
+                     "Ask about a thread at a time, a lint finding (skein lint's #N), or a record (event id).\n"
                      "A thread at a time is asked what woke the turn it runs in then, or, when it waits then,\n"
                      "what ended the wait (--woke and --wait ask one of them).\n"
                      "Times are since the trace's origin, as in its records.\n"
@@ -74,7 +74,7 @@ int run_why(const QStringList& args) {
   const QCommandLineOption finding(QStringLiteral("finding"),
                                    QStringLiteral("The lint finding numbered N (skein lint prints #N)."),
                                    QStringLiteral("N"));
-  const QCommandLineOption event(QStringLiteral("event"), QStringLiteral("The record with this events.id."),
+  const QCommandLineOption event(QStringLiteral("event"), QStringLiteral("The record with this event id."),
                                  QStringLiteral("E"));
   const QCommandLineOption woke(QStringLiteral("woke"),
                                 QStringLiteral("With --thread: ask what woke the turn it runs in at TIME (or its "
@@ -132,7 +132,7 @@ int run_why(const QStringList& args) {
   } else {
     std::int64_t id = 0;
     if (!integer(event, id, 1))
-      return usage_error(QStringLiteral("why"), QStringLiteral("--event takes an events.id (1, 2, ...)"));
+      return usage_error(QStringLiteral("why"), QStringLiteral("--event takes an event id (1, 2, ...)"));
     question.event = id;
   }
 

@@ -99,7 +99,7 @@ struct TimelineAnomaly {
   std::int32_t thread = -1;   // index into threads: where the finding is (the thread that acted)
   std::int32_t from = -1;     // the thread that had control
   std::int32_t suspect = -1;  // the thread that most likely owes the missing record
-  std::int64_t event = -1;    // events.id of the record it was found at; -1: none
+  std::int64_t event = -1;    // event id of the record it was found at; -1: none
   std::string rule;
   std::string severity;  // error, warning or note ("" when the table has no such column)
   std::string message;

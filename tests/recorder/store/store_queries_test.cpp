@@ -1,5 +1,5 @@
 // store_queries_test.cpp — the queries SCHEMA.md documents for the viewer
-// (threads, edges and activations in a time window; a thread's edges and
+// (threads, records and activations in a time window; a thread's edges and
 // activations) return exactly what a full scan returns, on a generated
 // trace of realistic shape.
 #include <catch2/catch.hpp>
@@ -51,11 +51,12 @@ TEST_CASE("documented queries: the indexes answer as a full scan does") {
           query(db, with("SELECT id FROM threads WHERE created <= :b AND "
                          "coalesce(resolved, (SELECT value FROM meta WHERE key = 'end_time')) >= :a ORDER BY id",
                          a, b)));
-    CHECK(query(db, with("SELECT e.* FROM event_blocks b JOIN edges e ON e.id BETWEEN b.first_event AND "
+    // The blocks that overlap a window hold every record in it.
+    CHECK(query(db, with("SELECT e.* FROM event_blocks b JOIN events e ON e.id BETWEEN b.first_event AND "
                          "b.last_event WHERE b.end >= :a AND b.start <= :b AND e.time BETWEEN :a AND :b "
                          "ORDER BY e.id",
                          a, b)) ==
-          query(db, with("SELECT * FROM edges WHERE time BETWEEN :a AND :b ORDER BY id", a, b)));
+          query(db, with("SELECT * FROM events WHERE time BETWEEN :a AND :b ORDER BY id", a, b)));
     CHECK(query(db, with("SELECT a.* FROM event_blocks b JOIN activations a ON a.id BETWEEN b.first_activation "
                          "AND b.last_activation WHERE b.end >= :a AND b.start <= :b AND a.start BETWEEN :a AND :b "
                          "UNION SELECT * FROM (SELECT * FROM activations WHERE id <= (SELECT "
@@ -69,9 +70,12 @@ TEST_CASE("documented queries: the indexes answer as a full scan does") {
   for (const char* id : {"1", "57", "1234", "4000"}) {
     INFO("thread " << id);
     const std::string t = id;
-    const std::string edges = query(db, "SELECT e.* FROM threads t JOIN edges e ON e.id BETWEEN t.first_event AND "
-                                        "t.last_event WHERE t.id = " + t + " AND " + t + " IN (e.src, e.dst)");
-    CHECK(edges == query(db, "SELECT * FROM edges WHERE " + t + " IN (src, dst) ORDER BY id"));
+    // A thread's records lie in its first_event..last_event range.
+    const std::string edges = query(db, "SELECT e.* FROM threads t JOIN events e ON e.id BETWEEN t.first_event AND "
+                                        "t.last_event WHERE t.id = " + t + " AND " + t + " IN (e.actor, e.target) "
+                                        "AND e.head IN (1, 4, 5, 6, 7, 8)");
+    CHECK(edges == query(db, "SELECT * FROM events WHERE " + t + " IN (actor, target) AND head IN (1, 4, 5, 6, 7, 8) "
+                             "ORDER BY id"));
     CHECK_FALSE(edges.empty());
     CHECK(query(db, "SELECT a.* FROM threads t JOIN activations a ON a.id BETWEEN t.first_activation AND "
                     "t.last_activation WHERE t.id = " + t + " AND a.thread = " + t) ==

@@ -65,17 +65,17 @@ TEST_CASE("untrusted: the wrong user_version, application_id, or another program
   const std::string db = dir.file("v.db");
   REQUIRE(test::import_text(kTrace, db).ok());
   tamper(db, "PRAGMA user_version = 7");
-  CHECK(open_error(db) == db + ": not a Skein database (user_version 7, expected 3)");
+  CHECK(open_error(db) == db + ": not a Skein database (user_version 7, expected 4)");
   tamper(db, "PRAGMA user_version = 1");
-  CHECK(open_error(db) == db + ": a database of an older Skein (schema 1, this one reads schema 3): import its trace again");
-  tamper(db, "PRAGMA user_version = 2");
-  CHECK(open_error(db) == db + ": a database of an older Skein (schema 2, this one reads schema 3): import its trace again");
-  tamper(db, "PRAGMA user_version = 3; PRAGMA application_id = 42");
+  CHECK(open_error(db) == db + ": a database of an older Skein (schema 1, this one reads schema 4): import its trace again");
+  tamper(db, "PRAGMA user_version = 3");
+  CHECK(open_error(db) == db + ": a database of an older Skein (schema 3, this one reads schema 4): import its trace again");
+  tamper(db, "PRAGMA user_version = 4; PRAGMA application_id = 42");
   CHECK(open_error(db) == db + ": not a Skein database (application_id 42, expected 1399549489)");
 
   const std::string other = dir.file("other.db");
   tamper(other, "CREATE TABLE t(x)");
-  CHECK(open_error(other) == other + ": not a Skein database (user_version 0, expected 3)");
+  CHECK(open_error(other) == other + ": not a Skein database (user_version 0, expected 4)");
 }
 
 TEST_CASE("untrusted: a missing table, a changed column, a view or R*Tree defined otherwise") {
@@ -93,14 +93,12 @@ TEST_CASE("untrusted: a missing table, a changed column, a view or R*Tree define
        "merged_into,run_time,first_event,last_event,first_activation,last_activation), expected (id,parent,"
        "kind,site,label,created,first_run,resolved,outcome,failure,merged_into,run_time,implicit,first_event,"
        "last_event,first_activation,last_activation)"},
-      {"ALTER TABLE events ADD COLUMN extra",
-       "table 'events' has columns (id,time,head,actor,target,value,text,extra), "
-       "expected (id,time,head,actor,target,value,text)"},
-      {"DROP VIEW edges; CREATE VIEW edges(id, time, kind, src, dst) AS SELECT id, time, 'x', target, actor "
-       "FROM events",
-       "view 'edges' is defined differently from Skein's schema"},
-      {"DROP VIEW labels; CREATE TABLE labels(event, thread, time, text)",
-       "'labels' is a table, expected a view"},
+      {"ALTER TABLE event_blocks ADD COLUMN extra",
+       "table 'event_blocks' has columns (id,first_event,last_event,start,end,first_activation,last_activation,"
+       "records,extra), expected (id,first_event,last_event,start,end,first_activation,last_activation,records)"},
+      {"DROP TABLE thread_spans; CREATE VIEW thread_spans(id, start, end) AS SELECT id, created, resolved "
+       "FROM threads",
+       "'thread_spans' is a view, expected a table"},
       {"PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = 'CREATE TABLE meta(key TEXT PRIMARY KEY "
        "NOT NULL, value BLOB) WITHOUT ROWID' WHERE name = 'meta'",
        "table 'meta' is defined differently from Skein's schema"},
@@ -125,7 +123,7 @@ TEST_CASE("untrusted: files that are not SQLite databases, or are cut short") {
                                    Catch::Contains("file is not a database"));
   const std::string empty = dir.file("empty.db");
   test::write_file(empty, "");
-  CHECK(open_error(empty) == empty + ": not a Skein database (user_version 0, expected 3)");
+  CHECK(open_error(empty) == empty + ": not a Skein database (user_version 0, expected 4)");
   CHECK_THAT(open_error(dir.file("missing.db")), Catch::StartsWith(dir.file("missing.db") + ": cannot open"));
 
   // A real database cut in half: refused or readable, never a crash.
@@ -151,9 +149,10 @@ TEST_CASE("untrusted: the connection cannot write") {
   REQUIRE(test::import_text(kTrace, db).ok());
   auto store = TraceStore::open(db);
   REQUIRE(store.ok());
-  CHECK_FALSE(store.value().database().exec("DELETE FROM events").ok());
+  CHECK_FALSE(store.value().database().exec("DELETE FROM event_blocks").ok());
   CHECK_FALSE(store.value().database().exec("INSERT INTO thread_spans_node VALUES (9, x'00')").ok());
   CHECK(test::query(db, "SELECT count(*) FROM events") == "2\n");
+  CHECK(test::query(db, "SELECT count(*) FROM event_blocks") == "1\n");
 }
 
 TEST_CASE("untrusted: a WAL database in a folder that cannot be written is refused with the true reason") {

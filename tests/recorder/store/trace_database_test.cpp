@@ -92,10 +92,10 @@ TEST_CASE("trace database: a value damaged after the open is caught by the next 
   const std::shared_ptr<TraceDatabase> owner = test::owner_of(db);
   // An update in place: the file's size does not change, and its time may
   // not either within the clock's tick; SQLite's change counter does.
-  tamper(db, "UPDATE events SET time = 9223372036854775807 WHERE id = 2");
+  tamper(db, "UPDATE activations SET start = 9223372036854775807 WHERE id = 1");
   auto reader = owner->reader();
   REQUIRE_FALSE(reader.ok());
-  CHECK_THAT(reader.error().to_string(), Catch::Contains(db + ": damaged Skein database: events row 2: time is "
+  CHECK_THAT(reader.error().to_string(), Catch::Contains(db + ": damaged Skein database: activations row 1: start is "
                                                               "9223372036854775807"));
 }
 
@@ -205,10 +205,10 @@ TEST_CASE("trace database: what this process's import just wrote opens without a
     CHECK(store.value().owner()->value_checks() == 0);
   }
   SECTION("changed since: opened as any database is, and a damaged value is caught") {
-    tamper(db, "UPDATE events SET time = 9223372036854775807 WHERE id = 2");
+    tamper(db, "UPDATE activations SET start = 9223372036854775807 WHERE id = 1");
     auto store = TraceDatabase::open_written(db, *result.written);
     REQUIRE_FALSE(store.ok());
-    CHECK_THAT(store.error().to_string(), Catch::Contains(db + ": damaged Skein database: events row 2: time is "
+    CHECK_THAT(store.error().to_string(), Catch::Contains(db + ": damaged Skein database: activations row 1: start is "
                                                                "9223372036854775807"));
   }
   SECTION("replaced since: the file at the path is opened as any database is") {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "recorder/format/trace_writer.hpp"
+#include "recorder/store/store_schema.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/support/store_query.hpp"
 #include "tests/support/subprocess.hpp"
@@ -213,7 +214,7 @@ TEST_CASE("skein import: killed at random points, leaves the old database or a c
     }
     REQUIRE(skein::test::file_exists(target));
     CHECK(query(target, "PRAGMA integrity_check") == "ok\n");
-    CHECK(query(target, "PRAGMA user_version") == "3\n");
+    CHECK(query(target, "PRAGMA user_version") == std::to_string(skein::kStoreSchemaVersion) + "\n");
     const std::string records = query(target, "SELECT value FROM meta WHERE key = 'records'");
     CHECK((records == "3\n" || records == expected_new));
     CHECK(query(target, "SELECT count(*) FROM events") == records);

@@ -118,7 +118,7 @@ TEST_CASE("skein why: with the notify, the chain goes through the backend to the
         "  2. thread 1 was notified by thread 5 \"backend\" (external) at 2.450 µs (event 17), 0.450 µs before\n"
         "  3. thread 5 \"backend\" was created by thread 0 at 1.200 µs (event 4), 1.100 µs before\n"
         "root: the program's start\n");
-  // The record itself, by its events.id.
+  // The record itself, by its event id.
   const auto record = run_process({kSkein, "why", trace, "--event", "22"});
   CHECK(record.exit_code == 0);
   CHECK_THAT(record.out, Catch::StartsWith("why thread 1 acted at 2.900 µs (event 22):\n"
