@@ -1,10 +1,15 @@
-// synthetic_trace.cpp — see synthetic_trace.hpp.
+// synthetic_trace.cpp — the generator: the simulated Lwt-style program that
+// synthetic_trace.hpp describes, driven by a seeded random number generator
+// over a fixed table of creation sites; and its text, formatted by the
+// trace writer's own functions so that it reads back exactly.
 #include "samples/synthetic/synthetic_trace.hpp"
 
 #include <algorithm>
 #include <array>
 #include <random>
 #include <string_view>
+
+#include "recorder/format/trace_writer.hpp"
 
 namespace skein::samples {
 namespace {
@@ -197,6 +202,12 @@ TraceHeader synthetic_header(const SyntheticOptions& options) {
 
 std::vector<Record> synthetic_trace(const SyntheticOptions& options) {
   return Simulation(options).run();
+}
+
+std::string synthetic_trace_text(const SyntheticOptions& options) {
+  std::string text = format_header(synthetic_header(options)) + "\n";
+  for (const Record& r : synthetic_trace(options)) text += format_record(r) + "\n";
+  return text;
 }
 
 }  // namespace skein::samples

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "recorder/format/record.hpp"
@@ -31,5 +32,7 @@ struct SyntheticOptions {
 
 [[nodiscard]] TraceHeader synthetic_header(const SyntheticOptions& options);
 [[nodiscard]] std::vector<Record> synthetic_trace(const SyntheticOptions& options);
+// The same trace as the text of a trace file (FORMAT.md), header first.
+[[nodiscard]] std::string synthetic_trace_text(const SyntheticOptions& options);
 
 }  // namespace skein::samples

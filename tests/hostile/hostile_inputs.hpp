@@ -192,23 +192,6 @@ inline std::vector<CommandRun> run_every_command(const std::string& input, const
   return runs;
 }
 
-// A database: opens `path` read-write with SQLite's own library and runs
-// `sql`; "" on success, else SQLite's message.
-inline std::string edit_database(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  std::string error;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-    error = db ? sqlite3_errmsg(db) : "out of memory";
-  } else {
-    char* message = nullptr;
-    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK)
-      error = message ? message : "error";
-    sqlite3_free(message);
-  }
-  sqlite3_close(db);
-  return error;
-}
-
 // What the viewer computes from an opened store before and while it draws:
 // the timeline (and its layout), the overview strip, the subsecond heat
 // map, the flame graph of the whole trace and its layout, the summary, the

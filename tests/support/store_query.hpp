@@ -137,4 +137,22 @@ inline std::string query(const std::string& path, const std::string& sql) {
   return out;
 }
 
+// Opens the database at `path` read-write with SQLite's own library, as
+// another tool would, and runs `sql`; "" on success, else SQLite's message.
+// How tests damage or change a database behind Skein's back.
+inline std::string edit_database(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::string error;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    error = db ? sqlite3_errmsg(db) : "out of memory";
+  } else {
+    char* message = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK)
+      error = message ? message : "error";
+    sqlite3_free(message);
+  }
+  sqlite3_close(db);
+  return error;
+}
+
 }  // namespace skein::test

@@ -18,9 +18,7 @@ namespace {
 std::string generated_trace(std::uint64_t records) {
   samples::SyntheticOptions options;
   options.records = records;
-  std::string text = format_header(samples::synthetic_header(options)) + "\n";
-  for (const Record& r : samples::synthetic_trace(options)) text += format_record(r) + "\n";
-  return text;
+  return samples::synthetic_trace_text(options);
 }
 
 std::string with(std::string sql, std::int64_t a, std::int64_t b) {

@@ -21,18 +21,6 @@ namespace {
 
 const std::string kTrace = "(skein-trace 1)\n(spawn 10 1 0 task)\n(resolve 20 1 1 ok)\n";
 
-// Runs `sql` on `path` with a plain, trusting connection (to damage a copy).
-void tamper(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  INFO((error != nullptr ? error : ""));
-  sqlite3_free(error);
-  sqlite3_close(db);
-  REQUIRE(rc == SQLITE_OK);
-}
-
 std::string open_error(const std::string& path) {
   auto store = TraceStore::open(path);
   return store.ok() ? "opened" : store.error().to_string();
@@ -64,17 +52,18 @@ TEST_CASE("untrusted: the wrong user_version, application_id, or another program
   TempDir dir;
   const std::string db = dir.file("v.db");
   REQUIRE(test::import_text(kTrace, db).ok());
-  tamper(db, "PRAGMA user_version = 7");
+  REQUIRE(test::edit_database(db, "PRAGMA user_version = 7").empty());
   CHECK(open_error(db) == db + ": not a Skein database (user_version 7, expected 4)");
-  tamper(db, "PRAGMA user_version = 1");
+  REQUIRE(test::edit_database(db, "PRAGMA user_version = 1").empty());
   CHECK(open_error(db) == db + ": a database of an older Skein (schema 1, this one reads schema 4): import its trace again");
-  tamper(db, "PRAGMA user_version = 3");
+  REQUIRE(test::edit_database(db, "PRAGMA user_version = 3").empty());
   CHECK(open_error(db) == db + ": a database of an older Skein (schema 3, this one reads schema 4): import its trace again");
-  tamper(db, "PRAGMA user_version = 4; PRAGMA application_id = 42");
+  REQUIRE(test::edit_database(db, "PRAGMA user_version = 4; PRAGMA application_id = 42").empty());
   CHECK(open_error(db) == db + ": not a Skein database (application_id 42, expected 1399549489)");
 
   const std::string other = dir.file("other.db");
-  tamper(other, "CREATE TABLE t(x)");
+  test::write_file(other, "");  // an empty file is an empty database
+  REQUIRE(test::edit_database(other, "CREATE TABLE t(x)").empty());
   CHECK(open_error(other) == other + ": not a Skein database (user_version 0, expected 4)");
 }
 
@@ -110,7 +99,7 @@ TEST_CASE("untrusted: a missing table, a changed column, a view or R*Tree define
       std::ifstream in(base, std::ios::binary);
       return std::string(std::istreambuf_iterator<char>(in), {});
     }());
-    tamper(copy, cases[i].sql);
+    REQUIRE(test::edit_database(copy, cases[i].sql).empty());
     CHECK(open_error(copy) == copy + ": not a Skein database (" + cases[i].why + ")");
   }
 }
@@ -161,7 +150,7 @@ TEST_CASE("untrusted: a WAL database in a folder that cannot be written is refus
   REQUIRE(mkdir(folder.c_str(), 0755) == 0);
   const std::string db = folder + "/wal.db";
   REQUIRE(test::import_text(kTrace, db).ok());
-  tamper(db, "PRAGMA journal_mode = WAL");
+  REQUIRE(test::edit_database(db, "PRAGMA journal_mode = WAL").empty());
   REQUIRE_FALSE(test::file_exists(db + "-wal"));  // a clean close removes them
   REQUIRE_FALSE(test::file_exists(db + "-shm"));
   // Where its folder can be written, SQLite makes the files it needs (a
@@ -187,7 +176,7 @@ TEST_CASE("untrusted: a WAL database in a folder that cannot be written is refus
   CHECK(error.find("not an SQLite database") == std::string::npos);
   CHECK(error.find("not a Skein database") == std::string::npos);
   // The same bytes in a rollback-journal database in that folder still open.
-  tamper(db, "PRAGMA journal_mode = DELETE");
+  REQUIRE(test::edit_database(db, "PRAGMA journal_mode = DELETE").empty());
   REQUIRE(chmod(folder.c_str(), 0555) == 0);
   {
     const test::FileModesEnforced modes;

@@ -23,18 +23,6 @@ namespace {
 
 const std::string kTrace = "(skein-trace 1)\n(spawn 10 1 0 task)\n(switch 15 1)\n(resolve 20 1 1 ok)\n(end 30)\n";
 
-// Runs `sql` on `path` with a plain, trusting connection: another tool.
-void tamper(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  INFO((error != nullptr ? error : ""));
-  sqlite3_free(error);
-  sqlite3_close(db);
-  REQUIRE(rc == SQLITE_OK);
-}
-
 std::string imported(TempDir& dir, const std::string& name = "t.db") {
   const std::string db = dir.file(name);
   REQUIRE(test::import_text(kTrace, db).ok());
@@ -79,7 +67,7 @@ TEST_CASE("trace database: what its own writer wrote needs no new check, what an
 
   // Another tool adds a table of its own: the content changed, so the next
   // reader checks the values again, and the one after it does not.
-  tamper(db, "CREATE TABLE notes(text TEXT)");
+  REQUIRE(test::edit_database(db, "CREATE TABLE notes(text TEXT)").empty());
   REQUIRE(owner->reader().ok());
   CHECK(owner->value_checks() == 2);
   REQUIRE(owner->reader().ok());
@@ -92,7 +80,7 @@ TEST_CASE("trace database: a value damaged after the open is caught by the next 
   const std::shared_ptr<TraceDatabase> owner = test::owner_of(db);
   // An update in place: the file's size does not change, and its time may
   // not either within the clock's tick; SQLite's change counter does.
-  tamper(db, "UPDATE activations SET start = 9223372036854775807 WHERE id = 1");
+  REQUIRE(test::edit_database(db, "UPDATE activations SET start = 9223372036854775807 WHERE id = 1").empty());
   auto reader = owner->reader();
   REQUIRE_FALSE(reader.ok());
   CHECK_THAT(reader.error().to_string(), Catch::Contains(db + ": damaged Skein database: activations row 1: start is "
@@ -160,7 +148,8 @@ TEST_CASE("derived tables: a table of that name with other columns is never writ
   TempDir dir;
   const std::string db = imported(dir);
   // A database whose layout_v2 is someone else's table, not the import's.
-  tamper(db, "DROP TABLE layout_v2; CREATE TABLE layout_v2(mine TEXT); INSERT INTO layout_v2 VALUES ('keep')");
+  REQUIRE(test::edit_database(db, "DROP TABLE layout_v2; CREATE TABLE layout_v2(mine TEXT); "
+                                  "INSERT INTO layout_v2 VALUES ('keep')").empty());
   const std::shared_ptr<TraceDatabase> owner = test::owner_of(db);
   auto write = owner->begin_write(WriteDurability::durable);
   REQUIRE(write.ok());
@@ -205,7 +194,7 @@ TEST_CASE("trace database: what this process's import just wrote opens without a
     CHECK(store.value().owner()->value_checks() == 0);
   }
   SECTION("changed since: opened as any database is, and a damaged value is caught") {
-    tamper(db, "UPDATE activations SET start = 9223372036854775807 WHERE id = 1");
+    REQUIRE(test::edit_database(db, "UPDATE activations SET start = 9223372036854775807 WHERE id = 1").empty());
     auto store = TraceDatabase::open_written(db, *result.written);
     REQUIRE_FALSE(store.ok());
     CHECK_THAT(store.error().to_string(), Catch::Contains(db + ": damaged Skein database: activations row 1: start is "

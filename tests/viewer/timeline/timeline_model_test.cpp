@@ -240,8 +240,7 @@ TEST_CASE("the rows the import places are the rows the viewer computes, on gener
     samples::SyntheticOptions options;
     options.records = 40'000;
     options.seed = seed;
-    std::string text = format_header(samples::synthetic_header(options)) + "\n";
-    for (const Record& r : samples::synthetic_trace(options)) text += format_record(r) + "\n";
+    const std::string text = samples::synthetic_trace_text(options);
     test::TempDir dir;
     const std::string db = dir.file("g.db");
     REQUIRE(test::import_text(text, db).ok());
