@@ -461,6 +461,12 @@ std::vector<LayoutThread> layout_input(const DerivedModel& m) {
 }  // namespace
 
 DerivedModel ModelDerivation::finish(std::size_t span_node_bytes) {
+  DerivedModel m = finish_threads();
+  place_threads(m, span_node_bytes);
+  return m;
+}
+
+DerivedModel ModelDerivation::finish_threads() {
   State& s = *s_;
   s.close_activation(s.model.end_time == kNoTime ? 0 : s.model.end_time);
   s.flush_block();
@@ -478,7 +484,10 @@ DerivedModel ModelDerivation::finish(std::size_t span_node_bytes) {
   // of their events: by id already.
   m.sites.reserve(s.sites.size());
   for (const auto& [id, row] : s.sites) m.sites.push_back(row);
+  return std::move(s.model);
+}
 
+void place_threads(DerivedModel& m, std::size_t span_node_bytes) {
   // The spans, for window queries. A trace whose time goes backwards may
   // resolve a thread before it creates it: the span is then the other way.
   std::vector<RtreeEntry> spans;
@@ -493,7 +502,6 @@ DerivedModel ModelDerivation::finish(std::size_t span_node_bytes) {
   // cannot fail; if it did, the writer reports the size mismatch.
   if (packed) m.thread_spans = std::move(packed).value();
   m.layout_rows = layout_threads(layout_input(m)).rows;
-  return std::move(s.model);
 }
 
 }  // namespace skein

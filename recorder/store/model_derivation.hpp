@@ -201,6 +201,13 @@ struct DerivedModel {
   [[nodiscard]] std::string_view text(TextId id) const { return texts.get(id); }
 };
 
+// The second half of finish(): packs the threads' R*Tree into nodes of
+// `span_node_bytes` and places each thread on its row (thread_layout.hpp).
+// Reads m.threads, m.texts and the times; writes only m.thread_spans and
+// m.layout_rows, so another thread may read the threads meanwhile (the
+// import writes them while this runs).
+void place_threads(DerivedModel& m, std::size_t span_node_bytes);
+
 class ModelDerivation {
  public:
   static constexpr std::size_t kMaxKeptWarnings = 100;
@@ -228,11 +235,13 @@ class ModelDerivation {
   // The first kMaxKeptWarnings warnings.
   [[nodiscard]] const std::vector<DerivationWarningRow>& warnings() const;
 
-  // Ends the pass: closes the running activation at the trace's end,
-  // settles merged threads from their groups, sorts the threads, packs the
-  // threads' R*Tree into nodes of `span_node_bytes`, places each thread on
-  // its row (thread_layout.hpp). Call once.
+  // Ends the pass: finish_threads(), then place_threads(). Call once.
   [[nodiscard]] DerivedModel finish(std::size_t span_node_bytes = rtree_node_bytes(kStorePageSize));
+  // The first half of finish(): closes the running activation at the
+  // trace's end, settles merged threads from their groups, sorts the
+  // threads. The threads' rows are final; thread_spans and layout_rows
+  // are still empty. Call once, instead of finish().
+  [[nodiscard]] DerivedModel finish_threads();
 
  private:
   struct State;

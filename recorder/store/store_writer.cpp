@@ -3,8 +3,9 @@
 // INSERTs into activations (their ids omitted, so SQLite's next rowid
 // numbers them; sqlite3_last_insert_rowid checks each batch against the
 // count), counters and event_blocks, INSERT OR REPLACE into meta,
-// INSERT into warnings. add_model writes threads, the packed thread_spans
-// R*Tree, the last activations and event blocks, sites, then UPDATEs heads.
+// INSERT into warnings. add_threads writes threads, the last activations
+// and event blocks, sites, then UPDATEs heads; add_placement the packed
+// thread_spans R*Tree and layout_v2.
 // finish() stamps the schema, commits, and finalizes the statements before
 // closing.
 #include "recorder/store/store_writer.hpp"
@@ -135,6 +136,16 @@ Status add_layout(SqliteDatabase& db, const DerivedModel& m) {
 }  // namespace
 
 Status StoreWriter::add_model(const DerivedModel& m) {
+  if (Status s = add_threads(m); !s.ok()) return s;
+  return add_placement(m);
+}
+
+Status StoreWriter::add_placement(const DerivedModel& m) {
+  if (Status s = write_rtree(s_->db, "thread_spans", m.thread_spans); !s.ok()) return s;
+  return add_layout(s_->db, m);
+}
+
+Status StoreWriter::add_threads(const DerivedModel& m) {
   SqliteDatabase& db = s_->db;
 
   auto threads = BulkInsert::prepare(
@@ -168,9 +179,6 @@ Status StoreWriter::add_model(const DerivedModel& m) {
       });
       !s.ok())
     return s;
-
-  if (Status s = write_rtree(db, "thread_spans", m.thread_spans); !s.ok()) return s;
-  if (Status s = add_layout(db, m); !s.ok()) return s;
 
   if (Status s = add_activations(m.activations); !s.ok()) return s;
   if (Status s = add_blocks(m.blocks); !s.ok()) return s;

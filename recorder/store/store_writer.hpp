@@ -53,8 +53,12 @@ class StoreWriter {
   // Event blocks with their records, by id, continuing those already added.
   [[nodiscard]] Status add_blocks(const std::vector<EventBlockRow>& blocks);
   // Everything else derived, once every event is in (its activations and
-  // blocks are the last ones).
+  // blocks are the last ones): the threads, sites and head counts, then
+  // the threads' placement (thread_spans and layout_v2). The import calls
+  // the two halves apart, so that the placement is computed meanwhile.
   [[nodiscard]] Status add_model(const DerivedModel& model);
+  [[nodiscard]] Status add_threads(const DerivedModel& model);
+  [[nodiscard]] Status add_placement(const DerivedModel& model);
   [[nodiscard]] Status add_warning(std::string_view kind, std::optional<EventId> event,
                                    std::string_view message);
   [[nodiscard]] Status set_meta(std::string_view key, std::int64_t value);

@@ -117,6 +117,12 @@ struct ParseOutcome {
   std::vector<std::unique_ptr<CounterRun>> last_counters;  // the last runs, sorted while the writer drains
   std::vector<DerivationWarningRow> derivation_warnings;
   std::uint64_t derivation_warning_count = 0;
+  // Set by the parsing thread before it closes the queue: the fields above
+  // are the writer's from then on.
+  bool threads_final = false;
+  // Out of memory while placing the threads, after the hand-over; read
+  // after the parsing thread is joined.
+  bool placement_failed = false;
 };
 
 void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& options,
@@ -199,7 +205,7 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
   if (out.failure == ImportResult::Failure::none) {
     out.derivation_warnings = derivation.warnings();
     out.derivation_warning_count = derivation.warning_count();
-    out.model = derivation.finish(rtree_node_bytes(static_cast<std::size_t>(options.page_size)));
+    out.model = derivation.finish_threads();
     if (encoder.records() > 0) packed.push_back(encoder.take());
     for (EventBlockRow& b : out.model->blocks) {
       if (packed.empty()) break;
@@ -212,6 +218,12 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
                                          " blocks of records packed but not derived"));
     out.last_counters = counters.finish();
   }
+  // The threads are final: the writer may write them (closing the queue
+  // hands `out` over) while this thread places them.
+  out.threads_final = true;
+  queue.close();
+  if (out.failure == ImportResult::Failure::none)
+    place_threads(*out.model, rtree_node_bytes(static_cast<std::size_t>(options.page_size)));
 }
 
 // The parsing thread's body. Running out of memory here is a failure like
@@ -225,10 +237,15 @@ void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& opti
     parse_records(source, queue, options, bytes_done, records_done, stop, out);
   } catch (const std::bad_alloc&) {
     // What the parser held is freed by now; the message is made by the
-    // calling thread.
-    out.model.reset();
-    out.last_counters.clear();
-    out.failure = ImportResult::Failure::out_of_memory;
+    // calling thread. Once the threads were handed over, the writer reads
+    // the model: only placement_failed is this thread's to say then.
+    if (out.threads_final) {
+      out.placement_failed = true;
+    } else {
+      out.model.reset();
+      out.last_counters.clear();
+      out.failure = ImportResult::Failure::out_of_memory;
+    }
   }
   queue.close();
 }
@@ -260,7 +277,9 @@ class ParserThread {
   void start(Body&& body) {
     thread_ = std::thread(std::forward<Body>(body));
   }
-  void join() { thread_.join(); }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
 
  private:
   BatchQueue& queue_;
@@ -400,7 +419,10 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
     queue.give_back(std::move(batch));
     report_progress(false);
   }
-  parser.join();
+  // The parser closed the queue once the threads were final, and goes on
+  // placing them (place_threads) while they are written below; on any
+  // failure it has nothing more to do.
+  if (!written.ok() || parsed.failure != ImportResult::Failure::none) parser.join();
   if (!written.ok() && written_out_of_memory)
     return out_of_memory_failure(source->name(), records_done, "SQLite: " + written.error().to_string());
   if (!written.ok()) return failure(written.error());
@@ -429,8 +451,11 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
   const auto check = [&](Status s) {
     if (!s.ok() && written.ok()) written = std::move(s);
   };
-  check(w.add_model(model));
+  check(w.add_threads(model));
   for (const auto& run : parsed.last_counters) check(w.add_counters(*run));
+  parser.join();
+  if (parsed.placement_failed) return out_of_memory_failure(source->name(), records_done, "");
+  check(w.add_placement(model));
   if (!written.ok() && w.out_of_memory())
     return out_of_memory_failure(source->name(), records_done, "SQLite: " + written.error().to_string());
   report.model_written_at = std::chrono::duration<double>(Clock::now() - started).count();

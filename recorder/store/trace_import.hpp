@@ -6,20 +6,25 @@
 //   parsing thread                          calling thread
 //   ----------------                        ---------------
 //   TraceSource::next()  (trace_source.hpp)
-//   -> TraceEvent rows, owned   --queue-->  StoreWriter::add_events
-//   -> ModelDerivation::add                    (SQLite, one transaction)
-//      (closed activations and event
-//       blocks ride along with each
-//       batch, and a sorted run of
-//       counter rows when one fills:
-//       counter_runs.hpp)
-//   at the end: ModelDerivation::finish  -->  StoreWriter::add_model, the
-//               and the last counter run        last counters, meta, warnings,
-//               (sorting, on the parser's       stamp, COMMIT
-//               core while the writer drains)   OutputFile::commit (rename)
+//   -> TraceEvent, packed into its
+//      block (event_block_codec.hpp)
+//   -> ModelDerivation::add
+//      (each batch carries the event
+//       blocks completed, the closed   --queue-->  StoreWriter::add_blocks,
+//       activations, and a sorted run               add_activations,
+//       of counter rows when one fills:             add_counters
+//       counter_runs.hpp)                           (SQLite, one transaction)
+//   at the end:
+//   ModelDerivation::finish_threads,
+//   the last counter run, and the
+//   queue closed                    -->  StoreWriter::add_threads,
+//   place_threads (the R*Tree packed,           the last counters
+//   the rows laid out), meanwhile    -->  StoreWriter::add_placement,
+//                                             meta, warnings, stamp, COMMIT,
+//                                             OutputFile::commit (rename)
 //
-// SQLite's inserts are the bottleneck, so everything else (parsing,
-// deriving, sorting) happens on the other core; the queue is bounded (a few
+// SQLite's inserts and the parsing are each about half of the work, so
+// they run on the two cores side by side, to the end; the queue is bounded (a few
 // batches), so memory stays flat however fast the parser is.
 //
 // Atomicity: the database is written to `TARGET.tmp-PID` and renamed over

@@ -352,3 +352,31 @@ TEST_CASE("derivation: thread ids of any size: negative, sparse, or first seen b
   CHECK(thread(d.model, 2999).created == 3009);
   CHECK(d.model.threads.front().id == -7);  // sorted by id
 }
+
+TEST_CASE("derivation: the threads are final before they are placed, and placing them changes nothing else") {
+  const std::string text =
+      "(skein-trace 1)\n(spawn 1 1 0 task)\n(switch 2 1)\n(spawn 3 2 1 bind)\n(merge 4 1 2)\n"
+      "(resolve 5 2 2 ok)\n(spawn 6 3 0 task)\n(label 7 3 \"worker\")\n(end 9)\n";
+  TraceReader reader(memory_input(text, "d.sexp"), "d.sexp");
+  ModelDerivation derivation;
+  while (reader.next() == TraceReader::Step::record) derivation.add(reader.record());
+  DerivedModel m = derivation.finish_threads();
+  REQUIRE(m.threads.size() == 4);  // 0 (implicit), 1, 2, 3
+  CHECK(m.layout_rows.empty());
+  CHECK(m.thread_spans.rowids.empty());
+  // What the writer reads meanwhile, before and after.
+  const auto fields = [](const DerivedModel& d) {
+    std::string out;
+    for (const ThreadRow& t : d.threads)
+      out += std::to_string(t.id) + ":" + std::to_string(t.created) + "-" + std::to_string(t.resolved) + "/" +
+             std::to_string(t.merged_into) + "/" + std::string(d.text(t.label)) + " ";
+    return out + std::to_string(d.activations.size()) + " " + std::to_string(d.blocks.size());
+  };
+  const std::string before = fields(m);
+  place_threads(m, rtree_node_bytes(kStorePageSize));
+  CHECK(fields(m) == before);
+  REQUIRE(m.layout_rows.size() == 4);
+  // 1 merged into 2: one chain, one row.
+  CHECK(m.layout_rows[1] == m.layout_rows[2]);
+  CHECK(m.thread_spans.rowids.size() == 4);
+}
