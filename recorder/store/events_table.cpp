@@ -8,11 +8,11 @@
 // capacity, so a std::string's buffer never moves under a view.
 #include "recorder/store/events_table.hpp"
 
-#include "recorder/store/event_block_codec.hpp"
-
 #include <algorithm>
 #include <type_traits>
 #include <variant>
+
+#include "recorder/store/event_block_codec.hpp"
 
 namespace skein {
 namespace {
@@ -113,8 +113,6 @@ void keep_fields(std::uint8_t fields, TraceEvent& e) {
   }
 }
 
-std::int64_t block_of(std::int64_t event) { return (event - 1) / kEventBlockSize + 1; }
-
 // Copies the row's blob into `blob` and decodes it into `events`; the row
 // is `SELECT id, first_event, last_event, records`. Checks invariant 3's
 // part that one row can show: the block's first event is where its id puts
@@ -141,15 +139,15 @@ constexpr std::string_view kSelectBlocks =
 
 TraceEventCursor::TraceEventCursor(SqliteStatement statement, std::string database, EventSelection selection)
     : statement_(std::move(statement)), database_(std::move(database)), selection_(std::move(selection)) {
-  expected_block_ = block_of(std::max<std::int64_t>(selection_.first_event, 1));
+  expected_block_ = event_block_of(std::max<std::int64_t>(selection_.first_event, 1));
 }
 
 Result<TraceEventCursor> TraceEventCursor::open(SqliteDatabase& db, const EventSelection& selection) {
   auto q = db.prepare(std::string(kSelectBlocks) + " WHERE id BETWEEN ?1 AND ?2 ORDER BY id");
   if (!q) return q.error();
   const std::int64_t first = std::max<std::int64_t>(selection.first_event, 1);
-  q.value().bind(1, block_of(first));
-  q.value().bind(2, selection.last_event < first ? std::int64_t{0} : block_of(selection.last_event));
+  q.value().bind(1, event_block_of(first));
+  q.value().bind(2, selection.last_event < first ? std::int64_t{0} : event_block_of(selection.last_event));
   return TraceEventCursor(std::move(q).value(), db.name(), selection);
 }
 
@@ -216,7 +214,7 @@ Status TraceEventLookup::load(std::int64_t block, Block& into) {
 
 Result<std::optional<TraceEvent>> TraceEventLookup::find(std::int64_t id) {
   if (id < 1 || id > events_) return std::optional<TraceEvent>();
-  const std::int64_t block = block_of(id);
+  const std::int64_t block = event_block_of(id);
   if (Status s = load(block, found_); !s.ok()) return s.error();
   const std::int64_t at = id - ((block - 1) * kEventBlockSize + 1);
   if (at >= static_cast<std::int64_t>(found_.events.size())) return std::optional<TraceEvent>();

@@ -225,7 +225,7 @@ template <class OnEvent>
 Status TraceEventLookup::for_each_back(std::int64_t from, std::int64_t down_to, OnEvent&& on_event) {
   if (down_to < 1) down_to = 1;
   from = std::min(from, events_);
-  for (std::int64_t block = (from - 1) / kEventBlockSize + 1; from >= down_to && block >= 1; --block) {
+  for (std::int64_t block = event_block_of(from); from >= down_to && block >= 1; --block) {
     if (Status s = load(block, walked_); !s.ok()) return s;
     const std::int64_t first = (block - 1) * kEventBlockSize + 1;
     const auto& in = walked_.events;
@@ -241,7 +241,7 @@ template <class OnEvent>
 Status TraceEventLookup::for_each_forward(std::int64_t from, std::int64_t up_to, OnEvent&& on_event) {
   if (from < 1) from = 1;
   up_to = std::min(up_to, events_);
-  for (std::int64_t block = (from - 1) / kEventBlockSize + 1; from <= up_to; ++block) {
+  for (std::int64_t block = event_block_of(from); from <= up_to; ++block) {
     if (Status s = load(block, walked_); !s.ok()) return s;
     const std::int64_t first = (block - 1) * kEventBlockSize + 1;
     const auto& in = walked_.events;

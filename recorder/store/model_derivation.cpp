@@ -412,7 +412,7 @@ void ModelDerivation::add(const Record& record) {
   ++s.model.records_per_head[record.index()];
   if ((e - 1) % kEventBlockSize == 0) {
     s.flush_block();
-    s.block.id = (e - 1) / kEventBlockSize + 1;
+    s.block.id = event_block_of(e);
     s.block.first_event = e;
   }
   s.block.last_event = e;

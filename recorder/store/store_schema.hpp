@@ -58,6 +58,8 @@ struct StoreTable {
 // Records per event_blocks row (the block range index, and the records
 // packed in it: event_block_codec.hpp).
 inline constexpr std::int64_t kEventBlockSize = 1024;
+// The event_blocks row that holds event `event` (ids from 1).
+[[nodiscard]] constexpr std::int64_t event_block_of(std::int64_t event) { return (event - 1) / kEventBlockSize + 1; }
 // The page size the import writes. A block's records (about 11 KB for
 // 1,024 records of a typical trace) are larger than what an 8 KiB page
 // keeps in place, so SQLite puts a part of each in the table's leaf pages,

@@ -209,10 +209,15 @@ Status StoreWriter::add_blocks(const std::vector<EventBlockRow>& blocks) {
     // The readers find a record by its id through its block's: the blocks
     // must come whole and in order.
     if (b.first_event != static_cast<std::int64_t>(s_->events_written) + 1 ||
-        b.id != (b.first_event - 1) / kEventBlockSize + 1)
+        b.id != event_block_of(b.first_event))
       return file_error(s_->db.name(), "internal error: event block " + std::to_string(b.id) + " of events " +
                                            std::to_string(b.first_event) + " after " +
                                            std::to_string(s_->events_written) + " events");
+    // Every record has a byte or more: a block without its blob was never
+    // packed (the parser and the derivation disagree on the blocks).
+    if (b.records.empty())
+      return file_error(s_->db.name(), "internal error: event block " + std::to_string(b.id) +
+                                           " reached the writer without its records");
     s_->events_written = static_cast<std::uint64_t>(b.last_event);
   }
   return s_->blocks->insert(blocks, [](SqliteStatement& q, int p, const EventBlockRow& b) {
