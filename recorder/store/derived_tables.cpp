@@ -1,14 +1,16 @@
 // derived_tables.cpp — the checks read sqlite_schema and pragma_table_info
-// through prepared statements; replace_derived_rows builds its SQL from
-// our own names only (the table's, and the schema "" or "temp").
+// through prepared statements; replace_derived_rows and
+// define_anomalies_view build their SQL from our own names only (the
+// table's, and the schema "" or "temp"), never from what a file holds.
 #include "recorder/store/derived_tables.hpp"
 
 namespace skein {
 
 bool defines_derived_table(SqliteDatabase& db, const DerivedTable& table) {
-  auto def = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?1");
+  auto def = db.prepare("SELECT sql FROM sqlite_schema WHERE type = ?1 AND name = ?2");
   if (!def) return false;
-  def.value().bind(1, table.name);
+  def.value().bind(1, std::string_view(table.sql.starts_with("CREATE VIEW ") ? "view" : "table"));
+  def.value().bind(2, table.name);
   auto found = def.value().step();
   return found && found.value() && def.value().text(0) == table.sql;
 }
@@ -44,6 +46,31 @@ Status replace_derived_rows(SqliteDatabase& db, const DerivedTable& table, std::
                                      "), not Skein's (" + std::string(table.columns) + ")");
   // No WHERE: SQLite turns it into a truncation.
   return db.exec("DELETE FROM " + prefix + std::string(table.name));
+}
+
+Status define_anomalies_view(SqliteDatabase& db) {
+  if (defines_derived_table(db, kAnomaliesView)) return {};
+  std::string type;
+  {
+    auto q = db.prepare("SELECT type FROM sqlite_schema WHERE name = 'anomalies'");
+    if (!q) return q.error();
+    auto row = q.value().step();
+    if (!row) return row.error();
+    if (row.value()) type = q.value().text(0);
+  }
+  if (type == "view") {
+    if (Status s = db.exec("DROP VIEW anomalies"); !s.ok()) return s;
+  } else if (type == "table") {
+    auto found = db.column_names("anomalies");
+    if (!found) return found.error();
+    if (found.value() != kOlderAnomaliesTable.columns)
+      return file_error(db.name(), "cannot store the findings: its table 'anomalies' has columns (" + found.value() +
+                                       "), not Skein's (" + std::string(kOlderAnomaliesTable.columns) + ")");
+    if (Status s = db.exec("DROP TABLE anomalies"); !s.ok()) return s;
+  } else if (!type.empty()) {
+    return file_error(db.name(), "cannot store the findings: the name 'anomalies' is taken by an index or a trigger");
+  }
+  return db.exec(kAnomaliesView.sql);
 }
 
 }  // namespace skein

@@ -40,8 +40,36 @@ inline constexpr DerivedTable kLayoutTable{
     "layout_v2", "thread,row", "CREATE TABLE layout_v2(thread INTEGER PRIMARY KEY, row INTEGER NOT NULL)",
     "the layout"};
 
-// The lints' findings (viewer/analysis/anomaly_table.hpp).
-inline constexpr DerivedTable kAnomaliesTable{
+// The lints' findings (viewer/analysis/anomaly_table.hpp), one row each,
+// their texts interned in finding_texts: `rule`, `severity` and `grouping`
+// name a text as is; `message` names a template that printf(template, a1,
+// a2, a3, a4) turns back into the sentence (finding_message_template.hpp).
+inline constexpr DerivedTable kFindingsTable{
+    "findings", "id,rule,severity,time,thread,from_thread,suspect,event,grouping,message,a1,a2,a3,a4",
+    "CREATE TABLE findings(id INTEGER PRIMARY KEY, rule INTEGER NOT NULL, severity INTEGER NOT NULL, "
+    "time INTEGER NOT NULL, thread INTEGER NOT NULL, from_thread INTEGER, suspect INTEGER, event INTEGER, "
+    "grouping INTEGER, message INTEGER NOT NULL, a1 INTEGER, a2 INTEGER, a3 INTEGER, a4 INTEGER)",
+    "the findings"};
+
+inline constexpr DerivedTable kFindingTextsTable{
+    "finding_texts", "id,text", "CREATE TABLE finding_texts(id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
+    "the findings' texts"};
+
+// The findings as one reads them in SQL: a view over the two tables above
+// with the columns the lints' table had before its texts were interned.
+inline constexpr DerivedTable kAnomaliesView{
+    "anomalies", "id,rule,severity,time,thread,from_thread,suspect,event,grouping,message",
+    "CREATE VIEW anomalies AS SELECT f.id AS id, r.text AS rule, s.text AS severity, f.time AS time, "
+    "f.thread AS thread, f.from_thread AS from_thread, f.suspect AS suspect, f.event AS event, "
+    "g.text AS grouping, printf(m.text, f.a1, f.a2, f.a3, f.a4) AS message FROM findings AS f "
+    "JOIN finding_texts AS r ON r.id = f.rule JOIN finding_texts AS s ON s.id = f.severity "
+    "JOIN finding_texts AS m ON m.id = f.message LEFT JOIN finding_texts AS g ON g.id = f.grouping",
+    "the findings"};
+
+// The lints' findings as Skeins before the view stored them, one table
+// with every text in each row: still read, and replaced by the view when
+// a lint stores its findings again.
+inline constexpr DerivedTable kOlderAnomaliesTable{
     "anomalies", "id,rule,severity,time,thread,from_thread,suspect,event,grouping,message",
     "CREATE TABLE anomalies(id INTEGER PRIMARY KEY, rule TEXT NOT NULL, severity TEXT NOT NULL, "
     "time INTEGER NOT NULL, thread INTEGER NOT NULL, from_thread INTEGER, suspect INTEGER, event INTEGER, "
@@ -56,11 +84,13 @@ inline constexpr DerivedTable kTransfersTable{
     "suspect INTEGER, PRIMARY KEY(grp, event, kind)) WITHOUT ROWID",
     "the causes"};
 
-inline constexpr std::array<const DerivedTable*, 3> kDerivedTables{&kLayoutTable, &kAnomaliesTable,
-                                                                   &kTransfersTable};
+// The tables (the view aside), each made by replace_derived_rows.
+inline constexpr std::array<const DerivedTable*, 4> kDerivedTables{&kLayoutTable, &kFindingsTable,
+                                                                   &kFindingTextsTable, &kTransfersTable};
 
-// Whether `db` defines `table` exactly as Skein creates it (sqlite_schema's
-// text word for word); false too when the schema cannot be read.
+// Whether `db` defines `table` (a table, or a view for kAnomaliesView)
+// exactly as Skein creates it (sqlite_schema's text word for word); false
+// too when the schema cannot be read.
 [[nodiscard]] bool defines_derived_table(SqliteDatabase& db, const DerivedTable& table);
 
 // Whether `db` has a table of that name with exactly its columns, in order.
@@ -73,5 +103,12 @@ inline constexpr std::array<const DerivedTable*, 3> kDerivedTables{&kLayoutTable
 // text.
 [[nodiscard]] Status replace_derived_rows(SqliteDatabase& db, const DerivedTable& table,
                                           std::string_view schema = "");
+
+// Makes the view `anomalies` exist as Skein defines it, inside the caller's
+// transaction: an older Skein's table of that name (kOlderAnomaliesTable's
+// columns) is dropped for it, and a view of other text replaced; a table
+// of other columns (a user's own) is left alone and the call fails naming
+// its columns.
+[[nodiscard]] Status define_anomalies_view(SqliteDatabase& db);
 
 }  // namespace skein

@@ -1,43 +1,76 @@
 // anomaly_table.cpp — writes a lint's findings and transfers into an existing
 // trace database, in one write of its owner (trace_database.hpp: BEGIN
 // IMMEDIATE on the file the lint read, rolled back unless committed), so a
-// store changes all or nothing. The `anomalies` table is made empty
-// (derived_tables.hpp: created when absent, refused when a table of that
-// name has other columns), then rewritten through one prepared INSERT,
-// numbering findings from 1 in report order.
+// store changes all or nothing. The `findings` and `finding_texts` tables
+// are made empty (derived_tables.hpp: created when absent, refused when a
+// table of that name has other columns) and the `anomalies` view defined,
+// then the findings are rewritten through one prepared INSERT, numbered
+// from 1 in report order, and the texts they name after them.
 #include "viewer/analysis/anomaly_table.hpp"
 
 #include <algorithm>
+#include <array>
+#include <unordered_map>
 
 #include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/derived_tables.hpp"
 #include "recorder/store/sqlite_database.hpp"
+#include "viewer/analysis/finding_message_template.hpp"
 #include "viewer/analysis/transfer_table.hpp"
 
 namespace skein {
 namespace {
 
+// Each distinct text once: its id in finding_texts, from 1 in order of
+// first use.
+class TextIds {
+ public:
+  std::int64_t id(std::string_view text) {
+    auto [it, added] = ids_.try_emplace(std::string(text), static_cast<std::int64_t>(ids_.size()) + 1);
+    if (added) order_.push_back(&it->first);
+    return it->second;
+  }
+  [[nodiscard]] const std::vector<const std::string*>& in_order() const { return order_; }
+
+ private:
+  std::unordered_map<std::string, std::int64_t> ids_;
+  std::vector<const std::string*> order_;
+};
+
 Status write_findings(SqliteDatabase& db, const std::vector<LintFinding>& findings) {
-  if (Status s = replace_derived_rows(db, kAnomaliesTable); !s.ok()) return s;
+  if (Status s = replace_derived_rows(db, kFindingsTable); !s.ok()) return s;
+  if (Status s = replace_derived_rows(db, kFindingTextsTable); !s.ok()) return s;
+  if (Status s = define_anomalies_view(db); !s.ok()) return s;
   auto insert = db.prepare(
-      "INSERT INTO anomalies(id, rule, severity, time, thread, from_thread, suspect, event, grouping, message) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      "INSERT INTO findings(id, rule, severity, time, thread, from_thread, suspect, event, grouping, message, "
+      "a1, a2, a3, a4) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
   if (!insert) return insert.error();
   SqliteStatement& q = insert.value();
+  TextIds texts;
   std::int64_t number = 0;
   for (const LintFinding& f : findings) {
+    const MessageTemplate message = split_message(f.message);
     q.bind(1, ++number);
-    q.bind(2, lint_rule_name(f.rule));
-    q.bind(3, lint_severity_name(f.severity));
+    q.bind(2, texts.id(lint_rule_name(f.rule)));
+    q.bind(3, texts.id(lint_severity_name(f.severity)));
     q.bind(4, static_cast<std::int64_t>(f.time));
     q.bind(5, static_cast<std::int64_t>(f.thread));
     q.bind(6, f.from);
     q.bind(7, f.suspect);
     q.bind(8, f.event);
     if (f.group.empty()) q.bind_null(9);
-    else q.bind(9, std::string_view(f.group));
-    q.bind(10, std::string_view(f.message));
+    else q.bind(9, texts.id(f.group));
+    q.bind(10, texts.id(message.text));
+    for (std::size_t a = 0; a < kMessageArguments; ++a) q.bind(static_cast<int>(11 + a), message.arguments[a]);
     if (Status s = q.run(); !s.ok()) return s;
+  }
+  auto text = db.prepare("INSERT INTO finding_texts(id, text) VALUES (?1, ?2)");
+  if (!text) return text.error();
+  std::int64_t id = 0;
+  for (const std::string* t : texts.in_order()) {
+    text.value().bind(1, ++id);
+    text.value().bind(2, std::string_view(*t));
+    if (Status s = text.value().run(); !s.ok()) return s;
   }
   return {};
 }
@@ -61,11 +94,74 @@ Status store_transfers(TraceDatabase& database, std::vector<ControlTransfer> tra
   return write.value().commit();
 }
 
+namespace {
+
+// Both tables of the findings, with Skein's columns.
+Result<bool> has_interned_findings(SqliteDatabase& db) {
+  auto findings = has_derived_columns(db, kFindingsTable);
+  if (!findings || !findings.value()) return findings;
+  return has_derived_columns(db, kFindingTextsTable);
+}
+
+// The findings as the view's tables hold them. A row that names a text the
+// table lacks, or whose template is not one split_message writes, or whose
+// time is past the format's limits, is skipped: it cannot be shown true.
+std::vector<StoredFinding> read_interned_findings(SqliteDatabase& db) {
+  std::unordered_map<std::int64_t, std::string> texts;
+  if (!db.for_each_row("SELECT id, text FROM finding_texts",
+                       [&](SqliteStatement& q) { texts.emplace(q.int64(0), q.optional_text(1).value_or("")); })
+           .ok())
+    return {};
+  const auto text_of = [&](const std::optional<std::int64_t>& id) -> const std::string* {
+    if (!id) return nullptr;
+    const auto it = texts.find(*id);
+    return it == texts.end() ? nullptr : &it->second;
+  };
+  std::vector<StoredFinding> found;
+  const Status s = db.for_each_row(
+      "SELECT id, rule, severity, time, thread, from_thread, suspect, event, grouping, message, a1, a2, a3, a4 "
+      "FROM findings ORDER BY time, id",
+      [&](SqliteStatement& q) {
+        if (q.is_null(3) || !is_valid_time(q.int64(3))) return;
+        const std::string* rule = text_of(q.optional_int64(1));
+        const std::string* severity = text_of(q.optional_int64(2));
+        const std::string* message = text_of(q.optional_int64(9));
+        const std::optional<std::int64_t> grouping_id = q.optional_int64(8);
+        const std::string* grouping = text_of(grouping_id);
+        if (!rule || !severity || !message || (grouping_id && !grouping)) return;
+        std::array<std::optional<std::int64_t>, kMessageArguments> arguments;
+        for (std::size_t a = 0; a < kMessageArguments; ++a) arguments[a] = q.optional_int64(static_cast<int>(10 + a));
+        std::optional<std::string> sentence = render_message_template(*message, arguments);
+        if (!sentence) return;
+        StoredFinding f;
+        f.number = q.optional_int64(0).value_or(0);
+        f.rule = *rule;
+        f.severity = *severity;
+        f.time = q.int64(3);
+        f.thread = q.optional_int64(4);
+        f.from = q.optional_int64(5);
+        f.suspect = q.optional_int64(6);
+        f.event = q.optional_int64(7).value_or(-1);
+        if (grouping) f.group = *grouping;
+        f.message = std::move(*sentence);
+        found.push_back(std::move(f));
+      });
+  if (!s.ok()) return {};
+  return found;
+}
+
+}  // namespace
+
 Result<LintResultsPresent> lint_results_present(SqliteDatabase& db) {
   LintResultsPresent present;
-  auto findings = has_derived_columns(db, kAnomaliesTable);
-  if (!findings) return findings.error();
-  present.findings = findings.value();
+  auto interned = has_interned_findings(db);
+  if (!interned) return interned.error();
+  present.findings = interned.value();
+  if (!present.findings) {
+    auto older = has_derived_columns(db, kOlderAnomaliesTable);
+    if (!older) return older.error();
+    present.findings = older.value() && db.has_table("anomalies");
+  }
   auto causes = has_derived_columns(db, kTransfersTable);
   if (!causes) return causes.error();
   present.causes = causes.value();
@@ -73,6 +169,8 @@ Result<LintResultsPresent> lint_results_present(SqliteDatabase& db) {
 }
 
 std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db) {
+  if (auto interned = has_interned_findings(db); interned && interned.value()) return read_interned_findings(db);
+  // An older Skein's table, with every text in each row.
   if (!db.has_table("anomalies")) return {};
   auto listed = db.column_names("anomalies");
   if (!listed) return {};

@@ -1,7 +1,9 @@
 // anomaly_table.hpp — the lints' results in the trace database, for the
-// viewer and `skein why`: the `anomalies` table (recorder/store/SCHEMA.md
-// describes it) and, beside it, the replay's verdicts in `transfers`
-// (transfer_table.hpp).
+// viewer and `skein why`: the findings, one row each in `findings` with
+// their texts interned in `finding_texts` and their sentences split by
+// finding_message_template.hpp, read in SQL through the `anomalies` view
+// (recorder/store/SCHEMA.md describes all three); and, beside them, the
+// replay's verdicts in `transfers` (transfer_table.hpp).
 //
 // Neither is part of the imported schema: `skein lint` (or skein-view,
 // linting a trace it opens) adds them to an existing database, which the
@@ -12,11 +14,13 @@
 // A cache database is rebuilt from scratch when its trace changes, so its
 // findings never outlive the trace they were found in.
 //
-// Reading is here too (read_stored_findings), with the spellings older
-// databases used; the table's definition is recorder/store/derived_tables.hpp's.
+// Reading is here too (read_stored_findings), of these tables or of the one
+// `anomalies` table older Skeins wrote, with the spellings older databases
+// used; the definitions are recorder/store/derived_tables.hpp's.
 //
-// Invariants: a table named `anomalies` or `transfers` with other columns
-// (a user's own) is left alone and storing fails with a message saying so;
+// Invariants: a table named `findings`, `finding_texts`, `anomalies` or
+// `transfers` with other columns (a user's own) is left alone and storing
+// fails with a message saying so;
 // reading such a table yields no findings, never an error; rows are written
 // and read through prepared statements only.
 #pragma once
@@ -71,11 +75,12 @@ struct StoredFinding {
   std::int64_t number = 0;  // the finding's #N; 0 when the table has no id
 };
 
-// The stored findings, by time (their numbers give the report's order). Read defensively: the table belongs to the
-// lints and may be absent, or a user's own table of that name; its columns
+// The stored findings, by time (their numbers give the report's order). Read defensively: the tables belong to the
+// lints and may be absent, or a user's own tables of those names; their columns
 // are checked first, and anything unexpected means no findings. Older
 // spellings of two columns (time_ns, "from") are accepted. A row whose time
-// is past the format's limits is skipped.
+// is past the format's limits, or whose texts are missing or not a template
+// Skein writes, is skipped.
 [[nodiscard]] std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db);
 
 }  // namespace skein

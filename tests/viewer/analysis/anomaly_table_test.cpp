@@ -1,6 +1,10 @@
-// anomaly_table_test.cpp — the findings in the database: store_anomalies()
-// creates the `anomalies` table in an imported database, which then still
-// passes the schema check; storing again replaces only the rules that ran;
+// anomaly_table_test.cpp — the findings in the database: store_lint_report()
+// creates the `findings` and `finding_texts` tables and the `anomalies`
+// view in an imported database, which then still passes the schema check;
+// the view gives back every finding of a generated trace as the lint wrote
+// it (SQLite's printf rebuilding each sentence), and the viewer's reader
+// the same, field by field; an older Skein's table is read, and replaced
+// by the view; a damaged finding is skipped; storing again replaces every row;
 // a user's own table of that name is left alone with an error; and a
 // database that cannot be written, a read-only file or a file in a
 // read-only folder, is linted all the same while storing fails and leaves
@@ -14,6 +18,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -21,6 +26,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "recorder/store/derived_tables.hpp"
+#include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/support/file_modes_enforced.hpp"
 #include "tests/viewer/lint_test_support.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
@@ -155,11 +162,12 @@ TEST_CASE("anomalies: a database that cannot be written is linted all the same a
     const Status s = store_lint_report(*test::owner_of(db), report);
     REQUIRE_FALSE(s.ok());
     // SQLite's SQLITE_READONLY_DIRECTORY, from the first statement that writes.
-    CHECK(s.error().to_string() == db + ": 'CREATE TABLE anomalies(id INTEGER PRIMARY KEY, rule TEXT NOT' failed: "
+    CHECK(s.error().to_string() == db + ": 'CREATE TABLE findings(id INTEGER PRIMARY KEY, rule INTEGER N' failed: "
                                         "attempt to write a readonly database");
   }
   CHECK(read_bytes(db) == before);
-  CHECK(query(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'anomalies'") == "0\n");
+  CHECK(query(db, "SELECT count(*) FROM sqlite_schema WHERE name IN ('anomalies', 'findings', 'finding_texts')") ==
+        "0\n");
   CHECK_FALSE(test::file_exists(db + "-journal"));
 }
 
@@ -215,4 +223,123 @@ TEST_CASE("anomalies: a cancelled lint stops with lint_cancelled and stores noth
   auto present = lint_results_present(opened.value());
   REQUIRE(present.ok());
   CHECK(!present.value().findings);
+}
+
+namespace {
+
+// The columns the `anomalies` view gives, as the report in memory has them.
+std::string report_rows(const LintReport& report) {
+  std::string out;
+  std::int64_t number = 0;
+  const auto or_null = [](const auto& v) { return v ? std::to_string(*v) : std::string("NULL"); };
+  for (const LintFinding& f : report.findings)
+    out += std::to_string(++number) + "|" + std::string(lint_rule_name(f.rule)) + "|" +
+           std::string(lint_severity_name(f.severity)) + "|" + std::to_string(f.time) + "|" +
+           std::to_string(f.thread) + "|" + or_null(f.from) + "|" + or_null(f.suspect) + "|" + or_null(f.event) +
+           "|" + (f.group.empty() ? std::string("NULL") : f.group) + "|" + f.message + "\n";
+  return out;
+}
+
+constexpr const char* kViewRows =
+    "SELECT id, rule, severity, time, thread, from_thread, suspect, event, grouping, message FROM anomalies "
+    "ORDER BY id";
+
+}  // namespace
+
+TEST_CASE("anomalies: the view gives back every finding of a generated trace as the lint wrote it") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  samples::SyntheticOptions options;
+  options.records = 30'000;
+  REQUIRE(test::import_text(samples::synthetic_trace_text(options), db).ok());
+  const LintReport report = lint(db);
+  // Every rule that fires on it, and sentences with up to 13 numbers.
+  REQUIRE(report.findings.size() > 1000);
+  REQUIRE(store_lint_report(*test::owner_of(db), report).ok());
+  CHECK(query(db, kViewRows) == report_rows(report));
+  // Each wording once: far fewer texts than findings.
+  const std::int64_t texts = std::stoll(query(db, "SELECT count(*) FROM finding_texts"));
+  CHECK(texts * 10 < static_cast<std::int64_t>(report.findings.size()));
+  // What the viewer reads, field by field, by time.
+  auto opened = SqliteDatabase::open_untrusted(db);
+  REQUIRE(opened.ok());
+  const std::vector<StoredFinding> stored = read_stored_findings(opened.value());
+  REQUIRE(stored.size() == report.findings.size());
+  std::size_t same = 0;
+  for (const StoredFinding& s : stored) {
+    const LintFinding& f = report.findings.at(static_cast<std::size_t>(s.number - 1));
+    same += s.time == f.time && s.thread == f.thread && s.from == f.from && s.suspect == f.suspect &&
+            s.event == f.event.value_or(-1) && s.rule == lint_rule_name(f.rule) &&
+            s.severity == lint_severity_name(f.severity) && s.group == f.group && s.message == f.message;
+  }
+  CHECK(same == stored.size());
+  CHECK(std::is_sorted(stored.begin(), stored.end(),
+                       [](const StoredFinding& a, const StoredFinding& b) { return a.time < b.time; }));
+}
+
+TEST_CASE("anomalies: an older Skein's table is read, and gives way to the view at the next store") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  REQUIRE(test::import_text(kTrace, db).ok());
+  const LintReport report = lint(db);
+  REQUIRE(test::edit_database(db, std::string(kOlderAnomaliesTable.sql) +
+                                      "; INSERT INTO anomalies VALUES (1, 'unread-failure', 'error', 2000, 1, 1, "
+                                      "NULL, 2, NULL, 'as written by an older Skein')")
+              .empty());
+  {
+    auto opened = SqliteDatabase::open_untrusted(db);
+    REQUIRE(opened.ok());
+    auto present = lint_results_present(opened.value());
+    REQUIRE(present.ok());
+    CHECK(present.value().findings);
+    const std::vector<StoredFinding> stored = read_stored_findings(opened.value());
+    REQUIRE(stored.size() == 1);
+    CHECK(stored[0].message == "as written by an older Skein");
+  }
+  REQUIRE(store_lint_report(*test::owner_of(db), report).ok());
+  CHECK(query(db, "SELECT type FROM sqlite_schema WHERE name = 'anomalies'") == "view\n");
+  CHECK(query(db, kViewRows) == report_rows(report));
+}
+
+TEST_CASE("anomalies: a damaged finding is skipped, never shown with a wrong text") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  REQUIRE(test::import_text(kTrace, db).ok());
+  REQUIRE(store_lint_report(*test::owner_of(db), lint(db)).ok());
+  // Finding 2's sentence is "thread 2 is still pending at the end
+  // (0.004000 ms); ...": three numbers, the last written %06d.
+  const auto read = [&] {
+    auto opened = SqliteDatabase::open_untrusted(db);
+    REQUIRE(opened.ok());
+    std::string numbers;
+    for (const StoredFinding& f : read_stored_findings(opened.value())) numbers += std::to_string(f.number) + " ";
+    return numbers;
+  };
+  REQUIRE(read() == "1 2 ");
+  SECTION("a text that is not there") {
+    REQUIRE(test::edit_database(db, "UPDATE findings SET message = 999 WHERE id = 2").empty());
+    CHECK(read() == "1 ");
+  }
+  SECTION("a grouping that is not there") {
+    REQUIRE(test::edit_database(db, "UPDATE findings SET grouping = 999 WHERE id = 2").empty());
+    CHECK(read() == "1 ");
+  }
+  SECTION("a number missing") {
+    REQUIRE(test::edit_database(db, "UPDATE findings SET a3 = NULL WHERE id = 2").empty());
+    CHECK(read() == "1 ");
+  }
+  SECTION("a number wider than its width") {
+    REQUIRE(test::edit_database(db, "UPDATE findings SET a3 = 1234567 WHERE id = 2").empty());
+    CHECK(read() == "1 ");
+  }
+  SECTION("a template with a conversion Skein never writes") {
+    REQUIRE(test::edit_database(db, "UPDATE finding_texts SET text = text || ' %s' WHERE id = "
+                                    "(SELECT message FROM findings WHERE id = 2)")
+                .empty());
+    CHECK(read() == "1 ");
+  }
+  SECTION("the widest number its width allows") {
+    REQUIRE(test::edit_database(db, "UPDATE findings SET a3 = 999999 WHERE id = 2").empty());
+    CHECK(read() == "1 2 ");
+  }
 }

@@ -1,0 +1,92 @@
+// finding_message_template.cpp — splitting walks the sentence once; rendering
+// walks the template once and checks each conversion before it uses it.
+#include "viewer/analysis/finding_message_template.hpp"
+
+namespace skein {
+namespace {
+
+constexpr std::size_t kMaxDigits = 18;  // below 2^63 whatever the digits
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+std::int64_t power_of_ten(std::size_t n) {
+  std::int64_t p = 1;
+  for (std::size_t i = 0; i < n; ++i) p *= 10;
+  return p;
+}
+
+}  // namespace
+
+MessageTemplate split_message(std::string_view message) {
+  MessageTemplate out;
+  out.text.reserve(message.size() + 8);
+  std::size_t used = 0;
+  for (std::size_t i = 0; i < message.size();) {
+    const char c = message[i];
+    if (c == '%') {
+      out.text += "%%";
+      ++i;
+      continue;
+    }
+    if (!is_digit(c)) {
+      out.text += c;
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < message.size() && is_digit(message[end])) ++end;
+    const std::size_t digits = end - i;
+    if (used == kMessageArguments || digits > kMaxDigits) {
+      out.text.append(message.substr(i, digits));
+    } else {
+      std::int64_t value = 0;
+      for (std::size_t k = i; k < end; ++k) value = value * 10 + (message[k] - '0');
+      out.arguments[used++] = value;
+      if (message[i] == '0' && digits > 1) out.text += "%0" + std::to_string(digits) + "d";
+      else out.text += "%d";
+    }
+    i = end;
+  }
+  return out;
+}
+
+std::optional<std::string> render_message_template(
+    std::string_view text, const std::array<std::optional<std::int64_t>, kMessageArguments>& arguments) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  std::size_t used = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c != '%') {
+      out += c;
+      ++i;
+      continue;
+    }
+    if (i + 1 >= text.size()) return std::nullopt;
+    if (text[i + 1] == '%') {
+      out += '%';
+      i += 2;
+      continue;
+    }
+    // %d or %0Nd, N from 2 to 18.
+    std::size_t width = 0;
+    std::size_t k = i + 1;
+    if (text[k] == '0') {
+      ++k;
+      const std::size_t first = k;
+      while (k < text.size() && is_digit(text[k]) && k - first < 3) width = width * 10 + (text[k++] - '0');
+      if (k == first || width < 2 || width > kMaxDigits) return std::nullopt;
+    }
+    if (k >= text.size() || text[k] != 'd') return std::nullopt;
+    if (used == kMessageArguments || !arguments[used]) return std::nullopt;
+    const std::int64_t value = *arguments[used++];
+    if (value < 0 || (width > 0 && value >= power_of_ten(width))) return std::nullopt;
+    const std::string digits = std::to_string(value);
+    if (digits.size() < width) out.append(width - digits.size(), '0');
+    out += digits;
+    i = k + 1;
+  }
+  return out;
+}
+
+}  // namespace skein
