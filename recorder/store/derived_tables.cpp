@@ -48,6 +48,30 @@ Status replace_derived_rows(SqliteDatabase& db, const DerivedTable& table, std::
   return db.exec("DELETE FROM " + prefix + std::string(table.name));
 }
 
+Status drop_older_table(SqliteDatabase& db, const DerivedTable& older, std::string_view schema) {
+  const std::string prefix = schema.empty() ? std::string() : std::string(schema) + ".";
+  {
+    auto exists = db.prepare("SELECT 1 FROM " + prefix + "sqlite_schema WHERE type = 'table' AND name = ?1");
+    if (!exists) return exists.error();
+    exists.value().bind(1, older.name);
+    auto row = exists.value().step();
+    if (!row) return row.error();
+    if (!row.value()) return {};
+  }
+  auto found = db.prepare("SELECT name FROM pragma_table_info(?1, ?2) ORDER BY cid");
+  if (!found) return found.error();
+  found.value().bind(1, older.name);
+  found.value().bind(2, schema.empty() ? std::string_view("main") : schema);
+  std::string columns;
+  const Status walked = found.value().for_each_row([&](SqliteStatement& row) {
+    if (!columns.empty()) columns += ',';
+    columns += row.text(0);
+  });
+  if (!walked.ok()) return walked;
+  if (columns != older.columns) return {};
+  return db.exec("DROP TABLE " + prefix + std::string(older.name));
+}
+
 Status define_anomalies_view(SqliteDatabase& db) {
   if (defines_derived_table(db, kAnomaliesView)) return {};
   std::string type;

@@ -76,8 +76,18 @@ inline constexpr DerivedTable kOlderAnomaliesTable{
     "grouping TEXT, message TEXT NOT NULL)",
     "the findings"};
 
-// The replay's verdicts, Why?'s causes (viewer/analysis/transfer_table.hpp).
-inline constexpr DerivedTable kTransfersTable{
+// The replay's verdicts, Why?'s causes (viewer/analysis/transfer_table.hpp),
+// packed by runs of consecutive keys (transfer_block_codec.hpp).
+inline constexpr DerivedTable kTransferBlocksTable{
+    "transfer_blocks", "grp,first_event,verdicts",
+    "CREATE TABLE transfer_blocks(grp INTEGER NOT NULL, first_event INTEGER NOT NULL, verdicts BLOB NOT NULL, "
+    "PRIMARY KEY(grp, first_event)) WITHOUT ROWID",
+    "the causes"};
+
+// The verdicts as Skeins before the blocks stored them, one row each: no
+// longer read (causes are derived again when absent), and dropped when a
+// lint stores its causes.
+inline constexpr DerivedTable kOlderTransfersTable{
     "transfers", "grp,event,kind,thread,from_thread,input,cause,cause_event,suspect",
     "CREATE TABLE transfers(grp INTEGER NOT NULL, event INTEGER NOT NULL, kind INTEGER NOT NULL, "
     "thread INTEGER NOT NULL, from_thread INTEGER, input INTEGER, cause INTEGER NOT NULL, cause_event INTEGER, "
@@ -86,7 +96,7 @@ inline constexpr DerivedTable kTransfersTable{
 
 // The tables (the view aside), each made by replace_derived_rows.
 inline constexpr std::array<const DerivedTable*, 4> kDerivedTables{&kLayoutTable, &kFindingsTable,
-                                                                   &kFindingTextsTable, &kTransfersTable};
+                                                                   &kFindingTextsTable, &kTransferBlocksTable};
 
 // Whether `db` defines `table` (a table, or a view for kAnomaliesView)
 // exactly as Skein creates it (sqlite_schema's text word for word); false
@@ -110,5 +120,10 @@ inline constexpr std::array<const DerivedTable*, 4> kDerivedTables{&kLayoutTable
 // of other columns (a user's own) is left alone and the call fails naming
 // its columns.
 [[nodiscard]] Status define_anomalies_view(SqliteDatabase& db);
+
+// Drops `older`, a table an older Skein wrote and this one no longer
+// reads, from `schema` ("" or "temp") when it is there with its columns;
+// a table of that name with other columns (a user's own) is left alone.
+[[nodiscard]] Status drop_older_table(SqliteDatabase& db, const DerivedTable& older, std::string_view schema = "");
 
 }  // namespace skein

@@ -1,4 +1,4 @@
-// event_block_codec.cpp — varints and zigzag as the header describes. The
+// event_block_codec.cpp — varints and zigzag (varint.hpp) as the header describes. The
 // decoder keeps one position into the blob and checks, before each read,
 // that the bytes it needs are there; arithmetic on times is done in
 // unsigned 64 bits and range-checked, so no input overflows a signed value.
@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "recorder/store/store_schema.hpp"
+#include "recorder/store/varint.hpp"
 
 namespace skein {
 namespace {
@@ -17,24 +18,6 @@ constexpr std::uint8_t kHasTarget = 1u << 7;
 constexpr std::uint8_t kHeadBits = 0x1f;
 constexpr std::uint8_t kHasValue = 1u << 0;
 constexpr std::uint8_t kHasText = 1u << 1;
-
-std::uint64_t zigzag(std::int64_t n) {
-  return (static_cast<std::uint64_t>(n) << 1) ^ static_cast<std::uint64_t>(n >> 63);
-}
-std::int64_t unzigzag(std::uint64_t z) {
-  return static_cast<std::int64_t>(z >> 1) ^ -static_cast<std::int64_t>(z & 1);
-}
-
-void put_varint(std::string& out, std::uint64_t v) {
-  char bytes[10];
-  int n = 0;
-  while (v >= 0x80) {
-    bytes[n++] = static_cast<char>(static_cast<std::uint8_t>(v) | 0x80);
-    v >>= 7;
-  }
-  bytes[n++] = static_cast<char>(v);
-  out.append(bytes, static_cast<std::size_t>(n));
-}
 
 class BlobReader {
  public:
@@ -57,17 +40,11 @@ class BlobReader {
 
   Status varint(std::uint64_t& out) {
     const std::size_t start = at_;
-    std::uint64_t v = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-      if (at_ >= blob_.size()) return fail(start, "the records end in the middle of a number");
-      const auto b = static_cast<std::uint8_t>(blob_[at_++]);
-      // The tenth byte holds bit 63 only.
-      if (shift == 63 && b > 1) return fail(start, "a number longer than 64 bits");
-      v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) {
-        out = v;
-        return {};
-      }
+    switch (read_varint(blob_, at_, out)) {
+      case VarintRead::ok: return {};
+      case VarintRead::past_end: return fail(start, "the records end in the middle of a number");
+      case VarintRead::over_64_bits: return fail(start, "a number longer than 64 bits");
+      case VarintRead::over_ten_bytes: break;
     }
     return fail(start, "a number longer than ten bytes");
   }

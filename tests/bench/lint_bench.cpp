@@ -5,7 +5,7 @@
 // `anomalies` table, as `skein lint TRACE` does in the trace's cache
 // database (without waiting for the disk: a cache is rebuildable). The
 // replay's verdicts for `skein why` and the viewer's Why? panel
-// (`transfers`) are made when those first need them, and measured by
+// (`transfer_blocks`) are made when those first need them, and measured by
 // why_bench.
 //
 // Target on the 2-core reference machine: <= 1 s for the whole lint,

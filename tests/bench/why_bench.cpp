@@ -4,7 +4,7 @@
 // what each question costs:
 //
 //   - the causes: the lint's replay with every verdict kept, and the
-//     verdicts stored in `transfers` (once per trace, on the analysis
+//     verdicts stored in `transfer_blocks` (once per trace, on the analysis
 //     worker, never before the first frame);
 //   - opening the engine (the merge groups, from `threads`);
 //   - answering: 200 questions drawn with a fixed seed, half about a

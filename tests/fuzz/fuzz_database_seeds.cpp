@@ -5,7 +5,8 @@
 // files, within the fuzzer's -max_len), then copies one small database of
 // every kind of row with each of the values tests/hostile/database_test.cpp
 // writes with SQLite and no import would (meta times at ∓2^63, checked
-// columns out of range or of another type, a table gone). Exits 1 when no
+// columns out of range or of another type, a table gone), and small linted
+// databases, whole and with their findings or causes damaged. Exits 1 when no
 // database could be made; prints how many it made.
 #include <sqlite3.h>
 
@@ -18,6 +19,8 @@
 #include "recorder/store/trace_import.hpp"
 #include "recorder/import/trace_source.hpp"
 #include "tests/support/packed_events.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/analysis/lint_run.hpp"
 
 namespace {
 
@@ -38,6 +41,18 @@ bool import(std::string_view text, const std::string& name, const std::string& d
   options.sync = false;
   options.page_size = 1024;
   return skein::import_source(std::move(source).value(), db, options).ok();
+}
+
+// The lints' findings and causes stored, as `skein lint` and `skein why`
+// store them.
+bool lint(const std::string& db) {
+  auto store = skein::TraceStore::open(db);
+  if (!store) return false;
+  skein::LintOptions options;
+  options.keep_transfers = true;
+  auto report = skein::lint_store(store.value(), options);
+  if (!report) return false;
+  return skein::store_lint_report(*store.value().owner(), report.value(), skein::WriteDurability::rebuildable).ok();
 }
 
 std::string read_file(const std::string& path) {
@@ -113,6 +128,29 @@ int main(int argc, char** argv) {
     }
     if (!edits[k].empty() && !edit(db, edits[k])) {
       std::fprintf(stderr, "fuzz_database_seeds: %s: %s fails\n", db.c_str(), edits[k].c_str());
+      return 1;
+    }
+    ++made;
+  }
+  // Linted: the findings and the causes stored, whole and damaged.
+  const std::vector<std::string> lint_edits = {
+      "",
+      "UPDATE findings SET message = 999 WHERE id = 1",
+      "UPDATE finding_texts SET text = '%s %n %d %0100d'",
+      "UPDATE findings SET a1 = -5, a2 = 9223372036854775807",
+      "UPDATE transfer_blocks SET verdicts = substr(verdicts, 1, 3)",
+      "UPDATE transfer_blocks SET verdicts = CAST(x'030000044000010505' AS BLOB)",
+      "UPDATE transfer_blocks SET first_event = first_event + 1",
+      "UPDATE transfer_blocks SET verdicts = CAST(verdicts AS TEXT)",
+  };
+  for (std::size_t k = 0; k < lint_edits.size(); ++k) {
+    const std::string db = out + "/linted-" + std::to_string(k) + ".db";
+    if (!import(kSmallTrace, "small.sexp", db) || !lint(db)) {
+      std::fprintf(stderr, "fuzz_database_seeds: the small trace does not import and lint\n");
+      return 1;
+    }
+    if (!lint_edits[k].empty() && !edit(db, lint_edits[k])) {
+      std::fprintf(stderr, "fuzz_database_seeds: %s: %s fails\n", db.c_str(), lint_edits[k].c_str());
       return 1;
     }
     ++made;

@@ -2,10 +2,12 @@
 // the input bytes are written to a file, which TraceStore::open opens as
 // every command and skein-view open a database they are given; then what
 // `skein info`, `summary` and `lint` read of it, load_timeline, the
-// viewer's pictures (viewer_paths.hpp) and one frame painted by
+// viewer's pictures (viewer_paths.hpp), one frame painted by
 // render_timeline_image at 160 x 90, as `skein render` and skein-view
-// draw it. Seeds: databases fuzz_database_seeds makes at fuzz time from
-// small traces, with values no import writes (tools/fuzz).
+// draw it, and a lint's stored findings and causes as the viewer and
+// `skein why` read them. Seeds: databases fuzz_database_seeds makes at
+// fuzz time from small traces, with values no import writes, linted
+// databases among them (tools/fuzz).
 //
 // Invariants, beyond "no crash" (ASan and UBSan are on): open refuses a
 // damaged database with an error naming it; an opened one loads or fails
@@ -20,6 +22,8 @@
 #include <string>
 
 #include "tests/fuzz/viewer_paths.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/analysis/why_answer.hpp"
 #include "viewer/render/timeline_image.hpp"
 
 namespace {
@@ -66,5 +70,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                     request.width, request.height);
   if (frame.width() != request.width || frame.height() != request.height) skein::fuzz::violated("frame size");
   (void)skein::fuzz::run_lints(store.value(), false);
+  // What the viewer and `skein why` read of a lint's stored results: the
+  // findings (a damaged row is skipped), and the causes (a damaged block
+  // is an error naming the database).
+  (void)skein::read_stored_findings(store.value().database());
+  auto why = skein::WhyEngine::open(store.value());
+  if (!why) return 0;
+  for (std::size_t i = 0; i < timeline.threads.size() && i < 4; ++i) {
+    skein::WhyQuestion question;
+    question.thread = timeline.threads[i].id;
+    auto answer = why.value().answer(question, 64);
+    if (!answer && !answer.error().file.empty()) skein::fuzz::check_names(answer.error(), path);
+  }
   return 0;
 }

@@ -246,6 +246,49 @@ TEST_CASE("hostile: a block of records missing or out of place is refused", "[ho
   }
 }
 
+TEST_CASE("hostile: damaged stored causes stop `skein why` with the row and byte, and a damaged finding is skipped",
+          "[hostile]") {
+  TempDir dir;
+  const std::string base = make_database(dir, "linted.db");
+  // `skein why` stores the causes, and `skein lint` the findings.
+  REQUIRE(run_skein({"lint", base}).exit_code <= 1);
+  const ProcessResult first = run_skein({"why", "--thread", "3", base});
+  INFO(first.err);
+  REQUIRE(first.exit_code <= 1);  // 0 a root, 1 no recorded cause
+  REQUIRE(query(base, "SELECT count(*) > 0 FROM transfer_blocks") == "1\n");
+  struct Case {
+    std::string sql;
+    std::string message;  // after "DB: damaged Skein database: transfer_blocks row (grp G, first_event E): "
+  };
+  const std::vector<Case> cases = {
+      {"UPDATE transfer_blocks SET verdicts = CAST(x'03000004' AS BLOB)", "byte 0: a kind of 3"},
+      {"UPDATE transfer_blocks SET verdicts = CAST(x'00ff0004' AS BLOB)", "byte 1: a cause past 15"},
+      {"UPDATE transfer_blocks SET verdicts = substr(verdicts, 1, 3)",
+       "byte 3: the verdicts end in the middle of a number"},
+      {"UPDATE transfer_blocks SET verdicts = CAST(verdicts AS TEXT)", "no blob"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.sql);
+    const std::string db = dir.file("causes.db");
+    write_file(db, read_text(base));
+    REQUIRE(edit_database(db, c.sql).empty());
+    const ProcessResult run = run_skein({"why", "--thread", "3", db});
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find(db + ": damaged Skein database: transfer_blocks row (grp ") != std::string::npos);
+    CHECK(run.err.find(c.message) != std::string::npos);
+  }
+  // A finding naming a text that is not there is left out of what is read;
+  // the others are still shown.
+  const std::string db = dir.file("findings.db");
+  write_file(db, read_text(base));
+  const std::string findings = query(db, "SELECT count(*) FROM findings");
+  REQUIRE(std::stoi(findings) >= 2);
+  REQUIRE(edit_database(db, "UPDATE findings SET message = 999999 WHERE id = 1").empty());
+  auto opened = SqliteDatabase::open_untrusted(db);
+  REQUIRE(opened.ok());
+  CHECK(read_stored_findings(opened.value()).size() == static_cast<std::size_t>(std::stoi(findings) - 1));
+}
+
 TEST_CASE("hostile: randomly damaged databases", "[hostile]") {
   limit_memory();
   TempDir dir;

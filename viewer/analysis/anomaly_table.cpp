@@ -162,7 +162,7 @@ Result<LintResultsPresent> lint_results_present(SqliteDatabase& db) {
     if (!older) return older.error();
     present.findings = older.value() && db.has_table("anomalies");
   }
-  auto causes = has_derived_columns(db, kTransfersTable);
+  auto causes = has_derived_columns(db, kTransferBlocksTable);
   if (!causes) return causes.error();
   present.causes = causes.value();
   return present;

@@ -3,7 +3,7 @@
 // their texts interned in `finding_texts` and their sentences split by
 // finding_message_template.hpp, read in SQL through the `anomalies` view
 // (recorder/store/SCHEMA.md describes all three); and, beside them, the
-// replay's verdicts in `transfers` (transfer_table.hpp).
+// replay's verdicts in `transfer_blocks` (transfer_table.hpp).
 //
 // Neither is part of the imported schema: `skein lint` (or skein-view,
 // linting a trace it opens) adds them to an existing database, which the
@@ -19,7 +19,7 @@
 // used; the definitions are recorder/store/derived_tables.hpp's.
 //
 // Invariants: a table named `findings`, `finding_texts`, `anomalies` or
-// `transfers` with other columns (a user's own) is left alone and storing
+// `transfer_blocks` with other columns (a user's own) is left alone and storing
 // fails with a message saying so;
 // reading such a table yields no findings, never an error; rows are written
 // and read through prepared statements only.
@@ -47,7 +47,7 @@ namespace skein {
 [[nodiscard]] Status store_lint_report(TraceDatabase& database, const LintReport& report,
                                        WriteDurability durability = WriteDurability::durable);
 
-// Replaces only the `transfers` table's rows: the causes of a database
+// Replaces only the causes (`transfer_blocks`): those of a database
 // whose findings were stored without them (`skein lint` stores findings
 // only; `skein why` and the viewer add the causes when they need them).
 [[nodiscard]] Status store_transfers(TraceDatabase& database, std::vector<ControlTransfer> transfers,

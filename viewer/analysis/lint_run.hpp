@@ -28,7 +28,7 @@ struct LintOptions {
   std::vector<LintRuleId> rules;  // empty: every rule
   LintSettings settings;
   // Keep every verdict of the causality replay in the report (the
-  // `transfers` table, transfer_table.hpp): the replay then runs even when
+  // `transfer_blocks` table, transfer_table.hpp): the replay then runs even when
   // no rule asks for it.
   bool keep_transfers = false;
   // Checked between batches of records by lint_store(): once set, the lint

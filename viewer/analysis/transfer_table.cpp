@@ -1,21 +1,14 @@
-// transfer_table.cpp — writing and reading the `transfers` table; the
-// table and its rows are described in transfer_table.hpp.
+// transfer_table.cpp — writing and reading the `transfer_blocks` table;
+// the table and its verdicts are described in transfer_table.hpp, their
+// bytes in transfer_block_codec.hpp.
 #include "viewer/analysis/transfer_table.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "recorder/store/derived_tables.hpp"
 
 namespace skein {
-namespace {
-
-constexpr int kCauseCount = static_cast<int>(kControlCauseCount);
-
-std::optional<std::int64_t> thread_or_null(ThreadId t) {
-  return t == kNoThread ? std::nullopt : std::optional<std::int64_t>(t);
-}
-
-}  // namespace
 
 TransferKind transfer_kind(const ControlTransfer& t) {
   if (t.hand_off) return TransferKind::hand_off;
@@ -38,72 +31,87 @@ Result<MergeGroups> merge_group_roots(SqliteDatabase& db) {
 
 Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfers, const std::string& schema) {
   // `schema` is ours, never a trace's text: "" or an identifier we chose.
-  if (Status s = replace_derived_rows(db, kTransfersTable, schema); !s.ok()) return s;
+  if (Status s = replace_derived_rows(db, kTransferBlocksTable, schema); !s.ok()) return s;
+  if (Status s = drop_older_table(db, kOlderTransfersTable, schema); !s.ok()) return s;
   const std::string prefix = schema.empty() ? std::string() : schema + ".";
   auto groups = merge_group_roots(db);
   if (!groups) return groups.error();
-  // In key order: the group, then the record, then the kind.
-  struct Keyed {
-    ThreadId grp;
-    const ControlTransfer* t;
-  };
-  std::vector<Keyed> rows;
+  std::vector<StoredTransfer> rows;
   rows.reserve(transfers.size());
   for (const ControlTransfer& t : transfers) {
     if (t.event <= 0 || t.to == kNoThread) continue;
-    rows.push_back(Keyed{t.to == kScheduler ? kScheduler : groups.value().root(t.to), &t});
+    StoredTransfer v;
+    v.grp = t.to == kScheduler ? kScheduler : groups.value().root(t.to);
+    v.event = t.event;
+    v.kind = transfer_kind(t);
+    v.thread = t.to;
+    v.from = t.from;
+    v.input = t.input;
+    v.cause = t.cause;
+    v.cause_event = t.cause_event;
+    v.suspect = t.suspect;
+    rows.push_back(v);
   }
-  std::sort(rows.begin(), rows.end(), [](const Keyed& a, const Keyed& b) {
-    if (a.grp != b.grp) return a.grp < b.grp;
-    if (a.t->event != b.t->event) return a.t->event < b.t->event;
-    return transfer_kind(*a.t) < transfer_kind(*b.t);
-  });
-  auto insert = db.prepare("INSERT OR IGNORE INTO " + prefix +
-                           "transfers(grp, event, kind, thread, from_thread, input, cause, cause_event, suspect) "
-                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  transfers = {};
+  // In key order, the first of equal keys kept (as the replay gave them).
+  std::stable_sort(rows.begin(), rows.end(), transfer_key_less);
+  rows.erase(std::unique(rows.begin(), rows.end(),
+                         [](const StoredTransfer& a, const StoredTransfer& b) {
+                           return !transfer_key_less(a, b) && !transfer_key_less(b, a);
+                         }),
+             rows.end());
+  auto insert = db.prepare("INSERT INTO " + prefix + "transfer_blocks(grp, first_event, verdicts) VALUES (?1, ?2, ?3)");
   if (!insert) return insert.error();
   SqliteStatement& q = insert.value();
-  for (const Keyed& k : rows) {
-    const ControlTransfer& t = *k.t;
-    q.bind(1, static_cast<std::int64_t>(k.grp));
-    q.bind(2, t.event);
-    q.bind(3, static_cast<std::int64_t>(transfer_kind(t)));
-    q.bind(4, static_cast<std::int64_t>(t.to));
-    q.bind(5, thread_or_null(t.from));
-    q.bind(6, thread_or_null(t.input));
-    q.bind(7, static_cast<std::int64_t>(t.cause));
-    q.bind(8, t.cause_event != 0 ? std::optional<std::int64_t>(t.cause_event) : std::nullopt);
-    q.bind(9, thread_or_null(t.suspect));
-    if (Status s = q.run(); !s.ok()) return s;
+  TransferBlockEncoder block;
+  const auto flush = [&]() -> Status {
+    const StoredTransfer first = block.first();
+    const std::string blob = block.take();
+    q.bind(1, static_cast<std::int64_t>(first.grp));
+    q.bind(2, first.event);
+    q.bind_blob(3, blob.data(), blob.size());
+    return q.run();
+  };
+  for (const StoredTransfer& v : rows) {
+    // A block ends only between two records: all verdicts of one (group,
+    // record) are in the block a lookup of that key descends to.
+    if (block.verdicts() >= kTransferBlockVerdicts && (v.grp != block.last().grp || v.event != block.last().event))
+      if (Status s = flush(); !s.ok()) return s;
+    block.add(v);
   }
+  if (block.verdicts() > 0)
+    if (Status s = flush(); !s.ok()) return s;
   return {};
 }
 
 Result<std::optional<TransferLookup>> TransferLookup::open(SqliteDatabase& db) {
   // The main database's table, or the temp schema's (write_transfers).
-  auto exists = db.query_int("SELECT count(*) FROM pragma_table_list WHERE name = 'transfers' AND type = 'table'");
+  auto exists =
+      db.query_int("SELECT count(*) FROM pragma_table_list WHERE name = 'transfer_blocks' AND type = 'table'");
   if (!exists) return exists.error();
   if (exists.value() == 0) return std::optional<TransferLookup>();
-  auto ours = has_derived_columns(db, kTransfersTable);
+  auto ours = has_derived_columns(db, kTransferBlocksTable);
   if (!ours) return ours.error();
   if (!ours.value()) return std::optional<TransferLookup>();
-  auto at = db.prepare(
-      "SELECT event, kind, thread, from_thread, input, cause, cause_event, suspect FROM transfers "
-      "WHERE grp = ?1 AND event = ?2 AND kind = ?3");
-  if (!at) return at.error();
-  auto back = db.prepare(
-      "SELECT event, kind, thread, from_thread, input, cause, cause_event, suspect FROM transfers "
-      "WHERE grp = ?1 AND event <= ?2 AND kind = 0 ORDER BY event DESC LIMIT 1");
-  if (!back) return back.error();
-  auto next = db.prepare(
-      "SELECT event, kind, thread, from_thread, input, cause, cause_event, suspect FROM transfers "
-      "WHERE grp = ?1 AND event > ?2 AND kind = 0 ORDER BY event LIMIT 1");
-  if (!next) return next.error();
-  return std::optional<TransferLookup>(
-      TransferLookup(std::move(at).value(), std::move(back).value(), std::move(next).value()));
+  // Row values compare the key as a whole: each is one descent of the
+  // primary key.
+  auto containing = db.prepare(
+      "SELECT grp, first_event, verdicts FROM transfer_blocks WHERE (grp, first_event) <= (?1, ?2) "
+      "ORDER BY grp DESC, first_event DESC LIMIT 1");
+  if (!containing) return containing.error();
+  auto before = db.prepare(
+      "SELECT grp, first_event, verdicts FROM transfer_blocks WHERE (grp, first_event) < (?1, ?2) "
+      "ORDER BY grp DESC, first_event DESC LIMIT 1");
+  if (!before) return before.error();
+  auto after = db.prepare(
+      "SELECT grp, first_event, verdicts FROM transfer_blocks WHERE (grp, first_event) > (?1, ?2) "
+      "ORDER BY grp, first_event LIMIT 1");
+  if (!after) return after.error();
+  return std::optional<TransferLookup>(TransferLookup(db.name(), std::move(containing).value(),
+                                                      std::move(before).value(), std::move(after).value()));
 }
 
-Result<std::optional<StoredTransfer>> TransferLookup::first_row(SqliteStatement& q, ThreadId grp, std::int64_t event) {
+Result<bool> TransferLookup::find(SqliteStatement& q, ThreadId grp, std::int64_t event, Block& into) {
   q.bind(1, static_cast<std::int64_t>(grp));
   q.bind(2, event);
   auto row = q.step();
@@ -111,48 +119,101 @@ Result<std::optional<StoredTransfer>> TransferLookup::first_row(SqliteStatement&
     q.reset();
     return row.error();
   }
-  std::optional<StoredTransfer> out;
-  if (row.value()) out = read_row(q);
+  if (!row.value()) {
+    q.reset();
+    return false;
+  }
+  into.grp = q.int64(0);
+  into.first_event = q.int64(1);
+  const TransferBlockPlace place{database_, into.grp, into.first_event};
+  Status decoded = q.is_blob(2) ? decode_transfer_block(q.blob(2), place, into.verdicts)
+                                : file_error(database_, "damaged Skein database: transfer_blocks row (grp " +
+                                                            std::to_string(into.grp) + ", first_event " +
+                                                            std::to_string(into.first_event) + "): no blob");
   q.reset();
-  return out;
+  if (!decoded.ok()) return decoded.error();
+  return true;
 }
 
-Result<std::optional<StoredTransfer>> TransferLookup::latest_to(ThreadId grp, std::int64_t event) {
-  return first_row(back_, grp, event);
+Result<bool> TransferLookup::containing(ThreadId grp, std::int64_t event, Block& into) {
+  if (last_) {
+    const StoredTransfer& first = last_->verdicts.front();
+    const StoredTransfer& last = last_->verdicts.back();
+    if (std::pair(first.grp, first.event) <= std::pair(grp, event) &&
+        std::pair(grp, event) <= std::pair(last.grp, last.event)) {
+      into = *last_;
+      return true;
+    }
+  }
+  auto found = find(containing_, grp, event, into);
+  if (found && found.value()) last_ = into;
+  return found;
 }
 
-Result<std::optional<StoredTransfer>> TransferLookup::next_to(ThreadId grp, std::int64_t event) {
-  return first_row(next_, grp, event);
+Result<bool> TransferLookup::neighbour(bool later, const Block& b, Block& into) {
+  auto found = find(later ? after_ : before_, b.grp, b.first_event, into);
+  if (!found || !found.value()) return found;
+  // Blocks hold disjoint runs of keys, in the order of their rows' keys.
+  const bool in_order = later ? transfer_key_less(b.verdicts.back(), into.verdicts.front())
+                              : transfer_key_less(into.verdicts.back(), b.verdicts.front());
+  if (!in_order)
+    return file_error(database_, "damaged Skein database: transfer_blocks row (grp " + std::to_string(into.grp) +
+                                     ", first_event " + std::to_string(into.first_event) +
+                                     "): verdicts overlap a neighbouring row's");
+  return true;
 }
 
 Result<std::optional<StoredTransfer>> TransferLookup::at(ThreadId grp, std::int64_t event, TransferKind kind) {
-  at_.bind(1, static_cast<std::int64_t>(grp));
-  at_.bind(2, event);
-  at_.bind(3, static_cast<std::int64_t>(kind));
-  auto row = at_.step();
-  if (!row) {
-    at_.reset();
-    return row.error();
-  }
-  std::optional<StoredTransfer> out;
-  if (row.value()) out = read_row(at_);
-  at_.reset();
-  return out;
+  Block b;
+  auto found = containing(grp, event, b);
+  if (!found) return found.error();
+  if (!found.value()) return std::optional<StoredTransfer>();
+  for (const StoredTransfer& v : b.verdicts)
+    if (v.grp == grp && v.event == event && v.kind == kind) return std::optional<StoredTransfer>(v);
+  return std::optional<StoredTransfer>();
 }
 
-StoredTransfer TransferLookup::read_row(const SqliteStatement& q) {
-  StoredTransfer t;
-  t.event = q.int64(0);
-  const std::int64_t kind = q.int64(1);
-  t.kind = kind >= 0 && kind <= 2 ? static_cast<TransferKind>(kind) : TransferKind::transfer;
-  t.thread = q.int64(2);
-  t.from = q.optional_int64(3).value_or(kNoThread);
-  t.input = q.optional_int64(4).value_or(kNoThread);
-  const std::int64_t cause = q.int64(5);
-  t.cause = cause >= 0 && cause < kCauseCount ? static_cast<ControlCause>(cause) : ControlCause::unexplained;
-  t.cause_event = q.optional_int64(6).value_or(0);
-  t.suspect = q.optional_int64(7).value_or(kNoThread);
-  return t;
+Result<std::optional<StoredTransfer>> TransferLookup::latest_to(ThreadId grp, std::int64_t event) {
+  Block b;
+  auto found = containing(grp, event, b);
+  if (!found) return found.error();
+  if (!found.value()) return std::optional<StoredTransfer>();
+  for (;;) {
+    for (auto it = b.verdicts.rbegin(); it != b.verdicts.rend(); ++it) {
+      if (it->grp > grp || (it->grp == grp && it->event > event)) continue;
+      if (it->grp < grp) return std::optional<StoredTransfer>();
+      if (it->kind == TransferKind::transfer) return std::optional<StoredTransfer>(*it);
+    }
+    // Every verdict of this block is of the group: it may go on before.
+    Block previous;
+    auto more = neighbour(false, b, previous);
+    if (!more) return more.error();
+    if (!more.value()) return std::optional<StoredTransfer>();
+    b = std::move(previous);
+  }
+}
+
+Result<std::optional<StoredTransfer>> TransferLookup::next_to(ThreadId grp, std::int64_t event) {
+  Block b;
+  auto found = containing(grp, event, b);
+  if (!found) return found.error();
+  if (!found.value()) {
+    found = find(after_, grp, event, b);
+    if (!found) return found.error();
+    if (!found.value()) return std::optional<StoredTransfer>();
+  }
+  for (;;) {
+    for (const StoredTransfer& v : b.verdicts) {
+      if (v.grp < grp || (v.grp == grp && v.event <= event)) continue;
+      if (v.grp > grp) return std::optional<StoredTransfer>();
+      if (v.kind == TransferKind::transfer) return std::optional<StoredTransfer>(v);
+    }
+    Block next;
+    auto more = neighbour(true, b, next);
+    if (!more) return more.error();
+    if (!more.value()) return std::optional<StoredTransfer>();
+    b = std::move(next);
+  }
 }
 
 }  // namespace skein

@@ -1,12 +1,12 @@
 // transfer_table.hpp — why control changed hands, for every change in a
 // trace: the causality replay's verdicts (causality_replay.hpp), kept in
-// the trace database's `transfers` table (recorder/store/SCHEMA.md) by the lint
-// that computed them, so that "why?" is a few lookups by key instead of a
-// replay of the whole trace.
+// the trace database's `transfer_blocks` table (recorder/store/SCHEMA.md)
+// by the lint that computed them, so that "why?" is a few lookups by key
+// instead of a replay of the whole trace.
 //
-// One row per verdict, keyed by the merge group of the thread it is about
-// (`grp`: the group's smallest thread id, from each thread's latest merge
-// in `threads`, as the why-engine groups them; -1 for the scheduler), then
+// A verdict's key is the merge group of the thread it is about (`grp`: the
+// group's smallest thread id, from each thread's latest merge in
+// `threads`, as the why-engine groups them; -1 for the scheduler), then
 // the record it is about and its kind, so that "the latest change of
 // control to this thread's group before record r" is one descent of the
 // key:
@@ -16,33 +16,38 @@
 //   kind 2  a hand-off after polling: the record at `event`, a resolve or
 //           notify by `thread`, owes a cause.
 // `cause` is the ControlCause code (0: unexplained), `cause_event` the
-// record that explains it (NULL when none), `suspect` who most likely owes
+// record that explains it (0 when none), `suspect` who most likely owes
 // the missing record when unexplained.
 //
-// Like `anomalies`, it is not part of the imported schema (its definition
-// is recorder/store/derived_tables.hpp's): `skein lint`
-// (and skein-view, when it lints a trace on opening) writes it beside the
-// findings, in the same transaction, replacing the whole table.
+// The verdicts are packed in key order, a run of consecutive keys a row
+// (transfer_block_codec.hpp): a lookup descends the table's key to the one
+// block that holds its key, decodes it, and walks to a neighbouring block
+// only when the group's verdicts go on there.
 //
-// Invariants: rows are written in key order (a WITHOUT ROWID table appended
-// at its right edge); `grp` is the same function of a thread for the
-// writer and the readers (merge_group_roots); reading checks the table's
-// columns first and treats a table of other columns as absent; every
-// statement is prepared.
+// Like the findings, it is not part of the imported schema (its definition
+// is recorder/store/derived_tables.hpp's): `skein why` and skein-view
+// write it when they first need it, replacing the whole table.
+//
+// Invariants: blocks are written in key order, and never split the
+// verdicts of one (group, record); `grp` is the same function of a thread
+// for the writer and the readers (merge_group_roots); reading checks the
+// table's columns first and treats a table of other columns as absent; a
+// damaged block is an error naming its row and byte, never a wrong
+// verdict; every statement is prepared.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/store/sqlite_database.hpp"
 #include "viewer/analysis/causality_replay.hpp"
 #include "viewer/analysis/merge_groups.hpp"
+#include "viewer/analysis/transfer_block_codec.hpp"
 
 namespace skein {
-
-enum class TransferKind : std::uint8_t { transfer = 0, unresolved_read = 1, hand_off = 2 };
 
 [[nodiscard]] TransferKind transfer_kind(const ControlTransfer& t);
 
@@ -57,19 +62,7 @@ enum class TransferKind : std::uint8_t { transfer = 0, unresolved_read = 1, hand
 // thread joined with its latest merge's INTO (threads.merged_into).
 [[nodiscard]] Result<MergeGroups> merge_group_roots(SqliteDatabase& db);
 
-// A verdict as read back.
-struct StoredTransfer {
-  std::int64_t event = 0;
-  TransferKind kind = TransferKind::transfer;
-  ThreadId thread = kNoThread;
-  ThreadId from = kNoThread;
-  ThreadId input = kNoThread;
-  ControlCause cause = ControlCause::unexplained;
-  std::int64_t cause_event = 0;  // 0: none
-  ThreadId suspect = kNoThread;
-};
-
-// Lookups over a database's `transfers` table (prepared once).
+// Lookups over a database's `transfer_blocks` table (prepared once).
 class TransferLookup {
  public:
   // Absent (nullopt) when the database has no such table, or one with
@@ -85,14 +78,31 @@ class TransferLookup {
   [[nodiscard]] Result<std::optional<StoredTransfer>> next_to(ThreadId grp, std::int64_t event);
 
  private:
-  TransferLookup(SqliteStatement at, SqliteStatement back, SqliteStatement next)
-      : at_(std::move(at)), back_(std::move(back)), next_(std::move(next)) {}
-  static StoredTransfer read_row(const SqliteStatement& q);
-  Result<std::optional<StoredTransfer>> first_row(SqliteStatement& q, ThreadId grp, std::int64_t event);
+  struct Block {
+    ThreadId grp = 0;
+    std::int64_t first_event = 0;
+    std::vector<StoredTransfer> verdicts;
+  };
+  TransferLookup(std::string database, SqliteStatement containing, SqliteStatement before, SqliteStatement after)
+      : database_(std::move(database)),
+        containing_(std::move(containing)),
+        before_(std::move(before)),
+        after_(std::move(after)) {}
+  // The block `q` finds for the key (grp, event), decoded into `into`;
+  // false when there is none.
+  Result<bool> find(SqliteStatement& q, ThreadId grp, std::int64_t event, Block& into);
+  // The block that holds the key (grp, event): the last one decoded when
+  // the key lies between its first and last verdicts (blocks hold disjoint
+  // runs of keys, so no other can), else the one the table's key finds.
+  Result<bool> containing(ThreadId grp, std::int64_t event, Block& into);
+  // The block after or before `b`, which must hold keys beyond b's.
+  Result<bool> neighbour(bool later, const Block& b, Block& into);
 
-  SqliteStatement at_;
-  SqliteStatement back_;
-  SqliteStatement next_;
+  std::string database_;
+  SqliteStatement containing_;
+  SqliteStatement before_;
+  SqliteStatement after_;
+  std::optional<Block> last_;
 };
 
 }  // namespace skein

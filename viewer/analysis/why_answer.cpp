@@ -1,6 +1,6 @@
 // why_answer.cpp — the walk of why_answer.hpp over a trace database: the
 // subject's record, then one change of control at a time, each read from
-// `transfers` and explained by the record its verdict names.
+// `transfer_blocks` and explained by the record its verdict names.
 #include "viewer/analysis/why_answer.hpp"
 
 #include <cstdio>
@@ -263,7 +263,7 @@ Result<WhyEngine> WhyEngine::open(TraceStore& store) {
   if (!active) return active.error();
   auto state = std::make_unique<State>(std::move(event).value(), std::move(thread).value(), std::move(block).value(),
                                        std::move(active).value(), std::move(*transfers.value()));
-  // Merge groups, keyed as `transfers` keys them.
+  // Merge groups, keyed as the verdicts are.
   auto groups = merge_group_roots(db);
   if (!groups) return groups.error();
   state->groups = std::move(groups).value();

@@ -3,7 +3,7 @@
 // point where the trace holds no cause. The engine behind the viewer's
 // Why? panel and `skein why`.
 //
-// It reads the causality replay's verdicts (`transfers`, transfer_table.hpp,
+// It reads the causality replay's verdicts (`transfer_blocks`, transfer_table.hpp,
 // written by the lint beside the findings), so the answer agrees with the
 // lints: a missing notification the lints report is where Why? stops with
 // "no recorded cause". A step, from the record it explains backwards:
@@ -137,7 +137,7 @@ struct WhyQuestion {
 
 class WhyEngine {
  public:
-  // Needs the lint's `transfers` table; the error says to lint first when
+  // Needs the lint's `transfer_blocks` table; the error says to lint first when
   // it is missing.
   [[nodiscard]] static Result<WhyEngine> open(TraceStore& store);
   WhyEngine(WhyEngine&&) noexcept;

@@ -10,7 +10,7 @@
 //
 // Opening a trace (open()) starts the lints at once: a database that
 // holds a lint's results already (anomaly_table.hpp: `anomalies` and
-// `transfers`) is used as it is; otherwise every rule runs, with the
+// `transfer_blocks`) is used as it is; otherwise every rule runs, with the
 // replay's verdicts kept, and the results are stored in the database, or,
 // when it cannot be written, kept for the session in the connection's temp
 // schema. findings_ready() then carries the findings: the ones the

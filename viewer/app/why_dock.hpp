@@ -24,7 +24,7 @@
 // what to do about it (set_finding()), since raising this dock hides the
 // Anomalies dock it is tabbed with. Any other subject drops it.
 //
-// Off the UI thread: the answers need SQL (the `transfers` table the lint
+// Off the UI thread: the answers need SQL (the `transfer_blocks` table the lint
 // stores) and, forwards, the records in order; they run on the trace's
 // analysis worker (trace_analysis.hpp), which lints a trace never linted
 // first. Answers for a trace replaced meanwhile, or for a question asked

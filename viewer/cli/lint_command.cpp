@@ -27,7 +27,7 @@
 // Storing: the findings (`anomalies`, viewer/analysis/anomaly_table.hpp) into
 // the cache database of a TRACE (which Skein made, and rebuilds from the
 // trace when it changes), or into the DB given; `skein why` and the viewer
-// add the replay's verdicts (`transfers`) when they first need them. A database that cannot be written (a
+// add the replay's verdicts (`transfer_blocks`) when they first need them. A database that cannot be written (a
 // read-only file or folder) is linted all the same; a note on stderr says
 // the findings were not stored.
 //

@@ -166,7 +166,10 @@ int run_why(const QStringList& args) {
   }
   auto answer = engine.value().answer(question);
   if (!answer) {
-    print_err("skein why: " + answer.error().message + "\n");
+    // A fault in the database names it ("DB: damaged ..."); a question
+    // the trace cannot answer is the command's own word.
+    const Diagnostic& e = answer.error();
+    print_err((e.file.empty() ? "skein why: " + e.message : e.to_string()) + "\n");
     return kExitUsage;
   }
   std::map<ThreadId, std::string> labels;

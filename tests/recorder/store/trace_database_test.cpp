@@ -110,10 +110,11 @@ TEST_CASE("trace database: a write dropped without commit leaves nothing") {
   {
     auto write = owner->begin_write(WriteDurability::rebuildable);
     REQUIRE(write.ok());
-    REQUIRE(replace_derived_rows(write.value().database(), kAnomaliesTable).ok());
+    REQUIRE(replace_derived_rows(write.value().database(), kFindingsTable).ok());
+    REQUIRE(define_anomalies_view(write.value().database()).ok());
     REQUIRE(replace_derived_rows(write.value().database(), kLayoutTable).ok());
   }
-  CHECK(query(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'anomalies'") == "0\n");
+  CHECK(query(db, "SELECT count(*) FROM sqlite_schema WHERE name IN ('anomalies', 'findings')") == "0\n");
   // The import's layout is still whole.
   CHECK(query(db, "SELECT thread FROM layout_v2 ORDER BY thread") == "0\n1\n");
   // The writer lock was let go with it.
@@ -175,6 +176,13 @@ TEST_CASE("derived tables: each is created exactly as the readers expect it") {
     REQUIRE(columns.ok());
     CHECK(columns.value());
   }
+  // The view, over the findings' two tables.
+  CHECK_FALSE(defines_derived_table(write.value().database(), kAnomaliesView));
+  REQUIRE(define_anomalies_view(write.value().database()).ok());
+  CHECK(defines_derived_table(write.value().database(), kAnomaliesView));
+  auto columns = has_derived_columns(write.value().database(), kAnomaliesView);
+  REQUIRE(columns.ok());
+  CHECK(columns.value());
   REQUIRE(write.value().commit().ok());
 }
 
