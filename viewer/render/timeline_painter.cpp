@@ -396,16 +396,54 @@ void paint_anomalies(Frame& f) {
   constexpr std::size_t kMaxDashedLinks = 256;
   struct Marker {
     double x, y;
-    std::optional<double> from_y;
+    std::optional<double> from_y;  // a link from there to `to_y`
+    double to_y;                   // y, held just outside the frame (the same pixels)
     QColor colour;
     int rank;  // 0 error, 1 warning, 2 note: the most severe wins a diamond
   };
   std::vector<Marker> markers;
-  std::unordered_set<std::uint64_t> taken, linked;
   const auto key = [](double x, double a, double b) {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) << 40) ^
            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a + 1e5)) << 20) ^
            static_cast<std::uint64_t>(static_cast<std::uint32_t>(b + 1e5));
+  };
+  // Each distinct link once. Findings come by time, so by column: a link
+  // is looked for among its own column's only.
+  std::size_t links = 0;
+  double links_x = -1;
+  std::vector<std::pair<double, double>> column_links;
+  const auto new_link = [&](double x, double from, double to) {
+    if (x != links_x) {
+      links_x = x;
+      column_links.clear();
+    }
+    if (std::find(column_links.begin(), column_links.end(), std::pair(from, to)) != column_links.end()) return false;
+    column_links.emplace_back(from, to);
+    ++links;
+    return true;
+  };
+  // What can show: a diamond reaches 7 px above and below its line, and a
+  // link is drawn only where it crosses the rows area. A frame at a coarse
+  // zoom has every finding of the trace in its window (hundreds of
+  // thousands in a big linted trace) but only a few rows on screen: a
+  // finding on a row off screen costs its test, never a marker.
+  const double top = f.g.rows_top(), bottom = f.g.rows_bottom();
+  const auto on_screen = [&](double y) { return y >= -8 && y <= double(f.g.height) + 8; };
+  // One marker a pixel column and row on screen, in a dense table: its
+  // columns are the frame's, its rows the slot_rows from just above the view to
+  // just below it.
+  const auto first_slot = static_cast<std::int64_t>(std::floor(f.view.row_offset)) - 2;
+  const auto slot_rows = static_cast<std::int64_t>(std::ceil(double(f.g.height) / TimelineGeometry::kRowHeight)) + 4;
+  const auto columns = static_cast<std::int64_t>(std::max(f.g.width, 0)) + 2;
+  std::vector<std::uint8_t> taken(static_cast<std::size_t>(slot_rows * columns), 0);
+  const auto take = [&](double x, std::int32_t slot) {
+    const auto column = static_cast<std::int64_t>(std::floor(x)) + 1;
+    const std::int64_t s = slot - first_slot;
+    if (column < 0 || column >= columns || s < 0 || s >= slot_rows) return true;  // outside the table: never merged
+    std::uint8_t& cell = taken[static_cast<std::size_t>(s * columns + column)];
+    const bool fresh = cell == 0;
+    cell = 1;
+    return fresh;
   };
   // Sorted by time: start at the first in view.
   auto first = std::lower_bound(f.data.anomalies.begin(), f.data.anomalies.end(), f.t0,
@@ -413,33 +451,41 @@ void paint_anomalies(Frame& f) {
   for (auto it = first; it != f.data.anomalies.end() && double(it->time) <= f.t1; ++it) {
     const TimelineAnomaly& a = *it;
     if (a.thread < 0 || f.view.is_rule_hidden(a.rule)) continue;
+    const auto slot = f.view.slot_of(f.data.threads[static_cast<std::size_t>(a.thread)].row);
+    if (!slot) continue;
+    const double y = f.g.line_y(*slot, f.view.row_offset);
+    const bool shown = on_screen(y);
+    if (!shown && a.from < 0) continue;
     const std::string_view severity = finding_severity(a);
     const int rank = severity == "error" ? 0 : severity == "warning" ? 1 : 2;
     const double x = std::round(f.x(double(a.time))) + 0.5;
-    const auto thread_y = f.row_y(f.data.threads[static_cast<std::size_t>(a.thread)].row);
-    if (!thread_y) continue;
-    const double y = *thread_y;
+    // A link's far end is held just outside the frame: links that differ
+    // only past the frame's edge are drawn once.
+    const double to_y = std::clamp(y, -2.0, double(f.g.height) + 2);
     std::optional<double> from_y;
     if (a.from >= 0) {
       const double yf = std::clamp(f.row_y(f.data.threads[static_cast<std::size_t>(a.from)].row).value_or(y),
-                                   double(f.g.rows_top() - 20), double(f.g.rows_bottom() + 20));
-      if (linked.insert(key(x, yf, y)).second) from_y = yf;
+                                   top - 20, bottom + 20);
+      const bool crosses = std::max(yf, y) >= top && std::min(yf, y) <= bottom;
+      if (crosses && new_link(x, yf, to_y)) from_y = yf;
     }
-    if (!taken.insert(key(x, y, 0)).second && !from_y) continue;
-    markers.push_back({x, y, from_y, style::finding_colour(severity), rank});
+    if (!shown && !from_y) continue;
+    if (!take(x, *slot) && !from_y) continue;
+    markers.push_back({x, y, from_y, to_y, style::finding_colour(severity), rank});
   }
-  const bool dashed = linked.size() <= kMaxDashedLinks;
+  const bool dashed = links <= kMaxDashedLinks;
   for (const Marker& m : markers) {
     if (!m.from_y) continue;
     QColor c = m.colour;
     if (!dashed) c.setAlphaF(0.5);
     f.p.setPen(QPen(c, dashed ? 1.5 : 1.0, dashed ? Qt::DashLine : Qt::SolidLine));
-    f.p.drawLine(QPointF(m.x, *m.from_y), QPointF(m.x, m.y));
+    f.p.drawLine(QPointF(m.x, *m.from_y), QPointF(m.x, m.to_y));
   }
   // One diamond a row and column; the most severe finding's colour wins.
   std::unordered_map<std::uint64_t, std::size_t> diamond_of;
   std::vector<std::size_t> diamonds;
   for (std::size_t i = 0; i < markers.size(); ++i) {
+    if (!on_screen(markers[i].y)) continue;
     const auto [at, fresh] = diamond_of.try_emplace(key(markers[i].x, markers[i].y, 0), diamonds.size());
     if (fresh) diamonds.push_back(i);
     else if (markers[i].rank < markers[diamonds[at->second]].rank) diamonds[at->second] = i;

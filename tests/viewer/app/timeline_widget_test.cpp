@@ -14,6 +14,8 @@
 //     failure bar, both in `skein render`'s image and in the widget; a
 //     finding's marker and the tag naming its row in the colour of its
 //     severity (error red, warning orange, note amber), never another's;
+//     findings on rows off screen draw nothing, and links that differ only
+//     past the frame's edge are drawn once, dashed, for one finding or 300;
 //   - loading: the worker thread delivers the timeline; a broken trace
 //     gives a FILE:LINE:COL message; a cancelled load says so; a replaced
 //     job's result is dropped;
@@ -316,6 +318,69 @@ class TimelineWidgetTest : public QObject {
     QVERIFY(close_to(shown.pixelColor(int(w.view().mapping.x_of(250000)), int(wy2)), style::kWaiting, 2));
     const double wy3 = line_y(*data_, w.view(), w.geometry_now(), index(3));
     QVERIFY(close_to(shown.pixelColor(int(std::floor(w.view().mapping.x_of(600000))), int(wy3 - 6)), style::kFailure, 2));
+  }
+
+  // A frame draws a finding's marker only where it shows, and a link once
+  // per appearance: findings on rows off screen leave no diamond, and
+  // links that differ only past the frame's edge are one link (dashed,
+  // as a few links are), however many findings stand behind it. A big
+  // linted trace puts hundreds of thousands of findings in the whole-trace
+  // window; what a frame costs and shows is bounded by what is on screen.
+  void findingMarkersAreDrawnOncePerPlaceOnScreen() {
+    // 400 tasks alive together: a row each.
+    std::string trace = "(skein-trace 1)\n";
+    for (int i = 1; i <= 400; ++i) trace += "(spawn 0 " + std::to_string(i) + " 0 task)\n";
+    trace += "(switch 100 1)\n(switch 200 -1)\n(end 1000000)\n";
+    const QString path = dir_.filePath(QStringLiteral("many-rows.sexp"));
+    std::ofstream(path.toStdString()) << trace;
+    const std::string db = dir_.filePath(QStringLiteral("many-rows.db")).toStdString();
+    ImportOptions options;
+    options.sync = false;
+    QVERIFY(import_trace(path.toStdString(), db, options).ok());
+    auto store = TraceStore::open(db);
+    QVERIFY(store.ok());
+    auto loaded = load_timeline(store.value());
+    QVERIFY(loaded.ok());
+    const TimelineData& base = loaded.value();
+    RenderRequest request;
+    request.width = 800;
+    request.height = 300;
+    const TimelineViewState view = view_for_request(base, request);
+    const TimelineGeometry g(request.width, request.height, base);
+    // Thread 1's row is on screen; rows from thread 100 on are far below.
+    const std::uint32_t on_screen = *base.thread_index(1);
+    const double y1 = line_y(base, view, g, on_screen);
+    QVERIFY(y1 > g.rows_top() && y1 < g.rows_bottom());
+    std::vector<std::uint32_t> below;
+    for (ThreadId id = 100; id <= 399; ++id) {
+      const std::uint32_t i = *base.thread_index(id);
+      const double y = line_y(base, view, g, i);
+      if (y > request.height + 50) below.push_back(i);
+    }
+    QVERIFY(below.size() > 256);
+    const auto finding = [](std::uint32_t thread, std::int32_t from) {
+      return TimelineAnomaly{500000, std::int32_t(thread), from, -1, -1, "missing-notification", "error", "x", 1, ""};
+    };
+    const QImage plain = render_timeline_image(base, view, request.width, request.height);
+    // Off screen and unlinked: nothing drawn.
+    TimelineData unlinked = base;
+    for (const std::uint32_t i : below) unlinked.anomalies.push_back(finding(i, -1));
+    QCOMPARE(render_timeline_image(unlinked, view, request.width, request.height), plain);
+    // Linked from thread 1's row: one link, the same for one finding or 300.
+    TimelineData one = base;
+    one.anomalies.push_back(finding(below.front(), std::int32_t(on_screen)));
+    TimelineData many = base;
+    for (const std::uint32_t i : below) many.anomalies.push_back(finding(i, std::int32_t(on_screen)));
+    const QImage linked_once = render_timeline_image(one, view, request.width, request.height);
+    QVERIFY(linked_once != plain);
+    QCOMPARE(render_timeline_image(many, view, request.width, request.height), linked_once);
+    // The link runs down from thread 1's row at the finding's time, dashed:
+    // some of the column in the finding's colour, not all of it.
+    const int x = int(std::round(view.mapping.x_of(500000)));
+    const int top = int(y1) + 2, bottom = g.rows_bottom() - 1;
+    const int red = test::count_colour(linked_once, QRect(x - 1, top, 3, bottom - top), style::kFindingError, 60);
+    QVERIFY2(red > 10, qPrintable(QString::number(red)));
+    QVERIFY2(red < 3 * (bottom - top) * 3 / 4, qPrintable(QString::number(red)));
   }
 
   void aRowsNoteIsATagAtItsRightEndCappedInWidth() {
