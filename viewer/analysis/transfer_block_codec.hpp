@@ -5,7 +5,8 @@
 // One SQLite row per verdict cost about 27 bytes, and a lint of the
 // generated benchmark trace keeps about 0.4 verdicts a record. Packed in
 // key order (group, record, kind), most fields are small differences from
-// the verdict before or from the thread, and a verdict takes about 8 bytes.
+// the verdict before or from the thread, and a verdict takes about 11 bytes
+// of the table, pages included.
 //
 // A block holds the verdicts of consecutive keys, at most
 // kTransferBlockVerdicts and never splitting the verdicts of one (group,
