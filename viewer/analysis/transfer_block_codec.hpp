@@ -2,7 +2,7 @@
 // packed a run at a time into the `verdicts` blob of a transfer_blocks row
 // (recorder/store/SCHEMA.md, "transfer_blocks").
 //
-// One SQLite row per verdict cost about 27 bytes, and a lint of the
+// One SQLite row per verdict cost 33 bytes, pages included, and a lint of the
 // generated benchmark trace keeps about 0.4 verdicts a record. Packed in
 // key order (group, record, kind), most fields are small differences from
 // the verdict before or from the thread, and a verdict takes about 11 bytes
