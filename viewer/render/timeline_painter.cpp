@@ -14,7 +14,6 @@
 #include <cmath>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "recorder/export/output_escape.hpp"
@@ -430,7 +429,7 @@ void paint_anomalies(Frame& f) {
   const double top = f.g.rows_top(), bottom = f.g.rows_bottom();
   const auto on_screen = [&](double y) { return y >= -8 && y <= double(f.g.height) + 8; };
   // One marker a pixel column and row on screen, in a dense table: its
-  // columns are the frame's, its rows the slot_rows from just above the view to
+  // columns are the frame's, its rows the slots from just above the view to
   // just below it.
   const auto first_slot = static_cast<std::int64_t>(std::floor(f.view.row_offset)) - 2;
   const auto slot_rows = static_cast<std::int64_t>(std::ceil(double(f.g.height) / TimelineGeometry::kRowHeight)) + 4;
