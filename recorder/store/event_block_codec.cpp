@@ -1,4 +1,5 @@
-// event_block_codec.cpp — varints and zigzag (varint.hpp) as the header describes. The
+// event_block_codec.cpp — varints and zigzag (varint.hpp) as the header describes,
+// read through packed_blob_reader.hpp. The
 // decoder keeps one position into the blob and checks, before each read,
 // that the bytes it needs are there; arithmetic on times is done in
 // unsigned 64 bits and range-checked, so no input overflows a signed value.
@@ -7,6 +8,7 @@
 #include <limits>
 
 #include "recorder/store/store_schema.hpp"
+#include "recorder/store/packed_blob_reader.hpp"
 #include "recorder/store/varint.hpp"
 
 namespace skein {
@@ -19,52 +21,11 @@ constexpr std::uint8_t kHeadBits = 0x1f;
 constexpr std::uint8_t kHasValue = 1u << 0;
 constexpr std::uint8_t kHasText = 1u << 1;
 
-class BlobReader {
- public:
-  BlobReader(std::string_view blob, const EventBlockPlace& place) : blob_(blob), place_(place) {}
-
-  [[nodiscard]] bool at_end() const { return at_ == blob_.size(); }
-  [[nodiscard]] std::size_t at() const { return at_; }
-
-  Status fail(std::size_t byte, const std::string& why) const {
-    return file_error(std::string(place_.database), "damaged Skein database: event_blocks row " +
-                                                        std::to_string(place_.block) + ": byte " +
-                                                        std::to_string(byte) + ": " + why);
-  }
-
-  Status byte(std::uint8_t& out) {
-    if (at_ >= blob_.size()) return fail(at_, "the records end in the middle of one");
-    out = static_cast<std::uint8_t>(blob_[at_++]);
-    return {};
-  }
-
-  Status varint(std::uint64_t& out) {
-    const std::size_t start = at_;
-    switch (read_varint(blob_, at_, out)) {
-      case VarintRead::ok: return {};
-      case VarintRead::past_end: return fail(start, "the records end in the middle of a number");
-      case VarintRead::over_64_bits: return fail(start, "a number longer than 64 bits");
-      case VarintRead::over_ten_bytes: break;
-    }
-    return fail(start, "a number longer than ten bytes");
-  }
-
-  Status text(std::string_view& out) {
-    const std::size_t start = at_;
-    std::uint64_t length = 0;
-    if (Status s = varint(length); !s.ok()) return s;
-    if (length > blob_.size() - at_)
-      return fail(start, "a text of " + std::to_string(length) + " bytes where " +
-                             std::to_string(blob_.size() - at_) + " are left");
-    out = blob_.substr(at_, static_cast<std::size_t>(length));
-    at_ += static_cast<std::size_t>(length);
-    return {};
-  }
-
- private:
-  std::string_view blob_;
-  const EventBlockPlace& place_;
-  std::size_t at_ = 0;
+// Where a record's fault is: "event_blocks row 3".
+struct EventRow {
+  const EventBlockPlace& place;
+  std::string_view database;
+  [[nodiscard]] std::string describe() const { return "event_blocks row " + std::to_string(place.block); }
 };
 
 }  // namespace
@@ -106,7 +67,8 @@ std::string EventBlockEncoder::take() {
 
 Status decode_event_block(std::string_view blob, const EventBlockPlace& place, std::vector<TraceEvent>& out) {
   out.clear();
-  BlobReader in(blob, place);
+  const EventRow row{place, place.database};
+  PackedBlobReader<EventRow> in(blob, row, "records");
   const std::int64_t count = place.last_event - place.first_event + 1;
   if (place.first_event < 1 || count < 1 || count > kEventBlockSize)
     return in.fail(0, "its first_event " + std::to_string(place.first_event) + " and last_event " +

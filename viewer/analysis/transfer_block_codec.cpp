@@ -1,12 +1,13 @@
 // transfer_block_codec.cpp — the encoding the header describes. Differences
 // are computed in unsigned 64 bits, so that they wrap rather than overflow
-// whatever a database holds; the decoder checks, before each read, that
-// the bytes it needs are there.
+// whatever a database holds; the decoder reads through
+// packed_blob_reader.hpp, which checks that the bytes it needs are there.
 #include "viewer/analysis/transfer_block_codec.hpp"
 
 #include <tuple>
 
 #include "recorder/store/events_table.hpp"
+#include "recorder/store/packed_blob_reader.hpp"
 #include "recorder/store/varint.hpp"
 
 namespace skein {
@@ -27,51 +28,29 @@ std::int64_t plus(std::int64_t a, std::int64_t b) {
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
 }
 
-class VerdictReader {
+// Where a verdict's fault is: "transfer_blocks row (grp 5, first_event 20)".
+struct VerdictRow {
+  const TransferBlockPlace& place;
+  std::string_view database;
+  [[nodiscard]] std::string describe() const {
+    return "transfer_blocks row (grp " + std::to_string(place.grp) + ", first_event " +
+           std::to_string(place.first_event) + ")";
+  }
+};
+
+class VerdictReader : public PackedBlobReader<VerdictRow> {
  public:
-  VerdictReader(std::string_view blob, const TransferBlockPlace& place) : blob_(blob), place_(place) {}
-
-  [[nodiscard]] bool at_end() const { return at_ == blob_.size(); }
-  [[nodiscard]] std::size_t at() const { return at_; }
-
-  Status fail(std::size_t byte, const std::string& why) const {
-    return file_error(std::string(place_.database), "damaged Skein database: transfer_blocks row (grp " +
-                                                        std::to_string(place_.grp) + ", first_event " +
-                                                        std::to_string(place_.first_event) + "): byte " +
-                                                        std::to_string(byte) + ": " + why);
-  }
-
-  Status byte(std::uint8_t& out) {
-    if (at_ >= blob_.size()) return fail(at_, "the verdicts end in the middle of one");
-    out = static_cast<std::uint8_t>(blob_[at_++]);
-    return {};
-  }
-
-  Status varint(std::uint64_t& out) {
-    const std::size_t start = at_;
-    switch (read_varint(blob_, at_, out)) {
-      case VarintRead::ok: return {};
-      case VarintRead::past_end: return fail(start, "the verdicts end in the middle of a number");
-      case VarintRead::over_64_bits: return fail(start, "a number longer than 64 bits");
-      case VarintRead::over_ten_bytes: break;
-    }
-    return fail(start, "a number longer than ten bytes");
-  }
+  VerdictReader(std::string_view blob, const VerdictRow& row) : PackedBlobReader(blob, row, "verdicts") {}
 
   // A thread id given as a difference from `base`; never the reserved id.
   Status thread(std::int64_t base, const char* what, ThreadId& out) {
-    const std::size_t start = at_;
+    const std::size_t start = at();
     std::uint64_t v = 0;
     if (Status s = varint(v); !s.ok()) return s;
     out = plus(base, unzigzag(v));
     if (out == kNoThread) return fail(start, std::string(what) + " is the reserved thread id");
     return {};
   }
-
- private:
-  std::string_view blob_;
-  const TransferBlockPlace& place_;
-  std::size_t at_ = 0;
 };
 
 }  // namespace
@@ -119,7 +98,8 @@ std::string TransferBlockEncoder::take() {
 Status decode_transfer_block(std::string_view blob, const TransferBlockPlace& place,
                              std::vector<StoredTransfer>& out) {
   out.clear();
-  VerdictReader in(blob, place);
+  const VerdictRow row{place, place.database};
+  VerdictReader in(blob, row);
   if (in.at_end()) return in.fail(0, "a block without verdicts");
   StoredTransfer previous;
   previous.grp = place.grp;
