@@ -117,33 +117,57 @@ std::vector<StoredFinding> read_interned_findings(SqliteDatabase& db) {
     const auto it = texts.find(*id);
     return it == texts.end() ? nullptr : &it->second;
   };
+  // Each distinct (rule, severity, grouping, message) of text ids is
+  // looked up and its template checked once: null when it cannot be shown.
+  struct Key {
+    std::int64_t rule, severity, grouping, message;
+    bool grouped;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      std::size_t h = std::hash<std::int64_t>{}(k.rule);
+      for (const std::int64_t v : {k.severity, k.grouping, k.message})
+        h = h * 1000003u ^ std::hash<std::int64_t>{}(v);
+      return h ^ static_cast<std::size_t>(k.grouped);
+    }
+  };
+  std::unordered_map<Key, std::shared_ptr<const FindingWording>, KeyHash> wordings;
+  FindingWordings interned;
   std::vector<StoredFinding> found;
   const Status s = db.for_each_row(
       "SELECT id, rule, severity, time, thread, from_thread, suspect, event, grouping, message, a1, a2, a3, a4 "
       "FROM findings ORDER BY time, id",
       [&](SqliteStatement& q) {
         if (q.is_null(3) || !is_valid_time(q.int64(3))) return;
-        const std::string* rule = text_of(q.optional_int64(1));
-        const std::string* severity = text_of(q.optional_int64(2));
-        const std::string* message = text_of(q.optional_int64(9));
+        const auto rule_id = q.optional_int64(1), severity_id = q.optional_int64(2), message_id = q.optional_int64(9);
         const std::optional<std::int64_t> grouping_id = q.optional_int64(8);
-        const std::string* grouping = text_of(grouping_id);
-        if (!rule || !severity || !message || (grouping_id && !grouping)) return;
+        if (!rule_id || !severity_id || !message_id) return;
+        const Key key{*rule_id, *severity_id, grouping_id.value_or(0), *message_id, grouping_id.has_value()};
+        auto [at, added] = wordings.try_emplace(key);
+        if (added) {
+          const std::string* rule = text_of(rule_id);
+          const std::string* severity = text_of(severity_id);
+          const std::string* message = text_of(message_id);
+          const std::string* grouping = text_of(grouping_id);
+          if (rule && severity && message && (!grouping_id || grouping))
+            at->second = interned.intern(*rule, *severity, grouping ? *grouping : std::string(), *message)
+                             .value_or(nullptr);
+        }
+        if (!at->second) return;
         std::array<std::optional<std::int64_t>, kMessageArguments> arguments;
         for (std::size_t a = 0; a < kMessageArguments; ++a) arguments[a] = q.optional_int64(static_cast<int>(10 + a));
-        std::optional<std::string> sentence = render_message_template(*message, arguments);
-        if (!sentence) return;
+        const auto fitted = fitted_arguments(at->second->shape, arguments);
+        if (!fitted) return;
         StoredFinding f;
+        f.wording = at->second;
+        f.arguments = *fitted;
         f.number = q.optional_int64(0).value_or(0);
-        f.rule = *rule;
-        f.severity = *severity;
         f.time = q.int64(3);
         f.thread = q.optional_int64(4);
         f.from = q.optional_int64(5);
         f.suspect = q.optional_int64(6);
         f.event = q.optional_int64(7).value_or(-1);
-        if (grouping) f.group = *grouping;
-        f.message = std::move(*sentence);
         found.push_back(std::move(f));
       });
   if (!s.ok()) return {};
@@ -193,6 +217,7 @@ std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db) {
                           severity + ", " + event + ", " + number + ", " + grouping + " FROM anomalies ORDER BY " +
                           time;
   std::vector<StoredFinding> found;
+  FindingWordings interned;
   const Status s = db.for_each_row(sql, [&](SqliteStatement& q) {
     // The table is not part of the store's checked schema: a time past the
     // format's limits is skipped here, where it is read.
@@ -201,13 +226,11 @@ std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db) {
     f.time = q.int64(0);
     f.thread = q.optional_int64(1);
     f.from = q.optional_int64(2);
-    f.rule = q.optional_text(3).value_or("");
-    f.message = q.optional_text(4).value_or("");
     f.suspect = q.optional_int64(5);
-    f.severity = q.optional_text(6).value_or("");
     f.event = q.optional_int64(7).value_or(-1);
     f.number = q.optional_int64(8).value_or(0);
-    f.group = q.optional_text(9).value_or("");
+    interned.word(f, q.optional_text(3).value_or(""), q.optional_text(6).value_or(""),
+                  q.optional_text(4).value_or(""), q.optional_text(9).value_or(""));
     found.push_back(std::move(f));
   });
   if (!s.ok()) return {};

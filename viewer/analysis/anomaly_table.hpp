@@ -33,6 +33,7 @@
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/store/sqlite_database.hpp"
 #include "recorder/store/trace_database.hpp"
+#include "viewer/analysis/finding_text.hpp"
 #include "viewer/analysis/lint_finding.hpp"
 #include "viewer/analysis/lint_run.hpp"
 
@@ -61,16 +62,13 @@ struct LintResultsPresent {
 };
 [[nodiscard]] Result<LintResultsPresent> lint_results_present(SqliteDatabase& db);
 
-// One row of `anomalies` as stored: thread ids as the trace has them.
-struct StoredFinding {
+// One row of `anomalies` as stored: thread ids as the trace has them, the
+// texts shared with the findings worded alike (finding_text.hpp).
+struct StoredFinding : FindingText {
   TimeNs time = 0;
   std::optional<std::int64_t> thread;
   std::optional<std::int64_t> from;
   std::optional<std::int64_t> suspect;
-  std::string rule;
-  std::string message;
-  std::string severity;  // "" when an older table has no such column
-  std::string group;     // what `skein lint` groups the rule's findings by; "" for none
   std::int64_t event = -1;  // event id of the record it names; -1: none
   std::int64_t number = 0;  // the finding's #N; 0 when the table has no id
 };

@@ -50,6 +50,42 @@ MessageTemplate split_message(std::string_view message) {
   return out;
 }
 
+std::optional<MessageTemplateShape> message_template_shape(std::string_view text) {
+  MessageTemplateShape shape;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] != '%') {
+      ++i;
+      continue;
+    }
+    if (i + 1 >= text.size()) return std::nullopt;
+    if (text[i + 1] == '%') {
+      i += 2;
+      continue;
+    }
+    std::size_t width = 0;
+    std::size_t k = i + 1;
+    if (text[k] == '0') {
+      ++k;
+      const std::size_t first = k;
+      while (k < text.size() && is_digit(text[k]) && k - first < 3) width = width * 10 + (text[k++] - '0');
+      if (k == first || width < 2 || width > kMaxDigits) return std::nullopt;
+    }
+    if (k >= text.size() || text[k] != 'd' || shape.count == kMessageArguments) return std::nullopt;
+    shape.widths[shape.count++] = static_cast<std::uint8_t>(width);
+    i = k + 1;
+  }
+  return shape;
+}
+
+bool message_arguments_fit(const MessageTemplateShape& shape,
+                           const std::array<std::optional<std::int64_t>, kMessageArguments>& arguments) {
+  for (std::size_t a = 0; a < shape.count; ++a) {
+    if (!arguments[a] || *arguments[a] < 0) return false;
+    if (shape.widths[a] > 0 && *arguments[a] >= power_of_ten(shape.widths[a])) return false;
+  }
+  return true;
+}
+
 std::optional<std::string> render_message_template(
     std::string_view text, const std::array<std::optional<std::int64_t>, kMessageArguments>& arguments) {
   std::string out;

@@ -40,6 +40,21 @@ struct MessageTemplate {
 
 [[nodiscard]] MessageTemplate split_message(std::string_view message);
 
+// What a template asks of its numbers: how many, and each one's width (0
+// for %d, N for %0Nd); nullopt for a template this file would not write.
+// A reader that keeps templates checks each once with this, and each
+// finding's numbers with message_arguments_fit, and renders later.
+struct MessageTemplateShape {
+  std::uint8_t count = 0;
+  std::array<std::uint8_t, kMessageArguments> widths{};
+};
+[[nodiscard]] std::optional<MessageTemplateShape> message_template_shape(std::string_view text);
+
+// Whether render_message_template(text, arguments) succeeds for a text of
+// this shape: each number it uses present, not negative, within its width.
+[[nodiscard]] bool message_arguments_fit(const MessageTemplateShape& shape,
+                                         const std::array<std::optional<std::int64_t>, kMessageArguments>& arguments);
+
 // The sentence back; nullopt for a template this file would not write.
 [[nodiscard]] std::optional<std::string> render_message_template(
     std::string_view text, const std::array<std::optional<std::int64_t>, kMessageArguments>& arguments);

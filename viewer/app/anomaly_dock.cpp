@@ -87,16 +87,16 @@ QString AnomalyDock::explanation_html(int index) const {
   if (!data_ || index < 0 || static_cast<std::size_t>(index) >= data_->anomalies.size()) return {};
   const TimelineAnomaly& a = data_->anomalies[static_cast<std::size_t>(index)];
   const auto name = [&](std::int32_t t) { return t >= 0 ? thread_display_name(*data_, t) : std::string(); };
-  const std::string advice = lint_advice(a.rule, a.severity, name(a.thread), name(a.from), name(a.suspect));
+  const std::string advice = lint_advice(a.rule(), a.severity(), name(a.thread), name(a.from), name(a.suspect));
   QString text = QStringLiteral("<b>#%1</b> ").arg(a.number);
-  if (!a.severity.empty())
+  if (!a.severity().empty())
     text += QStringLiteral("<b style='color:%1'>%2</b> ")
-                .arg(style::finding_colour(a.severity).name(), QString::fromStdString(a.severity).toHtmlEscaped());
+                .arg(style::finding_colour(a.severity()).name(), QString::fromUtf8(a.severity().data(), static_cast<qsizetype>(a.severity().size())).toHtmlEscaped());
   // The finding's sentence, ended, so "Suspect:" and "What to do:" read as sentences of their own.
-  QString sentence = QString::fromStdString(a.message);
+  QString sentence = QString::fromStdString(a.message());
   if (!sentence.isEmpty() && !sentence.endsWith(QLatin1Char('.'))) sentence += QLatin1Char('.');
   text += QStringLiteral("(%1): %2")
-              .arg(QString::fromStdString(a.rule).toHtmlEscaped(), sentence.toHtmlEscaped());
+              .arg(QString::fromUtf8(a.rule().data(), static_cast<qsizetype>(a.rule().size())).toHtmlEscaped(), sentence.toHtmlEscaped());
   if (a.suspect >= 0)
     text += QStringLiteral(" Suspect: <b>%1</b>.").arg(QString::fromStdString(name(a.suspect)).toHtmlEscaped());
   // A note needs no fix (lint_advice): it says what is, and nothing more.

@@ -283,7 +283,7 @@ void Inspection::show_anomaly(int index) {
     // Anomalies dock, so Why? states the finding and what to do about it.
     // A promise pending at the end is asked what ended its wait: nothing,
     // and what made sure nothing would (a dropped resolver, a lost signal).
-    if (a.rule == "pending-at-end") why_->set_subject_waiting(id, a.time);
+    if (a.rule() == "pending-at-end") why_->set_subject_waiting(id, a.time);
     else if (a.event > 0) why_->set_subject_record(id, a.event, a.time);
     else why_->set_subject(id, a.time);
     why_->set_finding(anomalies_->explanation_html(index));

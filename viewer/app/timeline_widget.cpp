@@ -405,14 +405,14 @@ QString TimelineWidget::tooltip_at(QPointF pos) const {
   const double slack_px = 4;
   // A lint marker first: it is drawn on top.
   for (const TimelineAnomaly& a : d.anomalies) {
-    if (a.thread < 0 || view_.is_rule_hidden(a.rule)) continue;
+    if (a.thread < 0 || view_.is_rule_hidden(a.rule())) continue;
     const auto slot = view_.slot_of(d.threads[static_cast<std::size_t>(a.thread)].row);
     if (!slot) continue;
     const double x = view_.mapping.x_of(double(a.time)), y = g.line_y(*slot, view_.row_offset);
     if (std::fabs(x - pos.x()) <= 7 && std::fabs(y - pos.y()) <= 8)
       return QStringLiteral("<b>%1</b> at %2<br>%3")
-          .arg(QString::fromStdString(a.rule).toHtmlEscaped(), record_time(a.time),
-               QString::fromStdString(a.message).toHtmlEscaped());
+          .arg(QString::fromUtf8(a.rule().data(), static_cast<qsizetype>(a.rule().size())).toHtmlEscaped(), record_time(a.time),
+               QString::fromStdString(a.message()).toHtmlEscaped());
   }
   // A notify arrow: its reason.
   const double t0 = view_.mapping.t_of(pos.x() - slack_px), t1 = view_.mapping.t_of(pos.x() + slack_px);

@@ -449,7 +449,7 @@ void paint_anomalies(Frame& f) {
                                 [](const TimelineAnomaly& a, double t) { return double(a.time) < t; });
   for (auto it = first; it != f.data.anomalies.end() && double(it->time) <= f.t1; ++it) {
     const TimelineAnomaly& a = *it;
-    if (a.thread < 0 || f.view.is_rule_hidden(a.rule)) continue;
+    if (a.thread < 0 || f.view.is_rule_hidden(a.rule())) continue;
     const auto slot = f.view.slot_of(f.data.threads[static_cast<std::size_t>(a.thread)].row);
     if (!slot) continue;
     const double y = f.g.line_y(*slot, f.view.row_offset);

@@ -97,13 +97,11 @@ std::vector<TimelineAnomaly> read_stored_findings(SqliteDatabase& db, const Time
     a.time = f.time;
     a.thread = index(f.thread);
     a.from = index(f.from);
-    a.rule = std::move(f.rule);
-    a.message = std::move(f.message);
+    a.wording = std::move(f.wording);
+    a.arguments = f.arguments;
     a.suspect = index(f.suspect);
-    a.severity = std::move(f.severity);
     a.event = f.event;
     a.number = f.number;
-    a.group = std::move(f.group);
     found.push_back(std::move(a));
   }
   return found;

@@ -34,6 +34,7 @@
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/store/trace_database.hpp"
 #include "recorder/store/trace_store.hpp"
+#include "viewer/analysis/finding_text.hpp"
 
 namespace skein {
 
@@ -94,17 +95,13 @@ struct TimelineCounter {
 // A finding of the lints' `anomalies` table (read when present): a marker
 // at the transfer `from` -> `thread` at `time`, in the colour of its
 // severity (render/timeline_style.hpp).
-struct TimelineAnomaly {
+struct TimelineAnomaly : FindingText {  // rule(), severity(), group(), message(): finding_text.hpp
   TimeNs time = 0;
   std::int32_t thread = -1;   // index into threads: where the finding is (the thread that acted)
   std::int32_t from = -1;     // the thread that had control
   std::int32_t suspect = -1;  // the thread that most likely owes the missing record
   std::int64_t event = -1;    // event id of the record it was found at; -1: none
-  std::string rule;
-  std::string severity;  // error, warning or note ("" when the table has no such column)
-  std::string message;
-  std::int64_t number = 0;  // `skein lint`'s #N (anomalies.id); 0: unknown
-  std::string group;        // the sub-heading `skein lint` prints it under (anomalies.grouping); "" for none
+  std::int64_t number = 0;    // `skein lint`'s #N (anomalies.id); 0: unknown
 };
 
 struct TimelineRow {

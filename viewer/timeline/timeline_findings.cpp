@@ -18,6 +18,7 @@ std::vector<TimelineAnomaly> timeline_findings(const TimelineData& trace, std::v
     const auto i = trace.thread_index(*id);
     return i ? static_cast<std::int32_t>(*i) : -1;
   };
+  FindingWordings wordings;
   for (const LintFinding& f : found) {
     TimelineAnomaly a;
     a.time = f.time;
@@ -25,11 +26,8 @@ std::vector<TimelineAnomaly> timeline_findings(const TimelineData& trace, std::v
     a.from = index(f.from);
     a.suspect = index(f.suspect);
     a.event = f.event.value_or(-1);
-    a.rule = std::string(lint_rule_name(f.rule));
-    a.severity = std::string(lint_severity_name(f.severity));
-    a.message = f.message;
+    wordings.word(a, lint_rule_name(f.rule), lint_severity_name(f.severity), f.message, f.group);
     a.number = f.number;
-    a.group = f.group;
     out.push_back(std::move(a));
   }
   if (ran)  // the lint's order is by rule; the stored ones come by time
@@ -39,8 +37,8 @@ std::vector<TimelineAnomaly> timeline_findings(const TimelineData& trace, std::v
 }
 
 std::string_view finding_severity(const TimelineAnomaly& finding) {
-  if (!finding.severity.empty()) return finding.severity;
-  return finding.rule == lint_rule_name(LintRuleId::missing_notification) ? lint_severity_name(LintSeverity::error)
+  if (!finding.severity().empty()) return finding.severity();
+  return finding.rule() == lint_rule_name(LintRuleId::missing_notification) ? lint_severity_name(LintSeverity::error)
                                                                            : std::string_view();
 }
 
@@ -51,7 +49,7 @@ std::string finding_tally(const std::vector<TimelineAnomaly>& findings) {
   std::array<std::uint64_t, 3> counts{};
   for (const TimelineAnomaly& a : findings)
     for (std::size_t s = 0; s < kSeverities.size(); ++s)
-      if (a.severity == lint_severity_name(kSeverities[s])) ++counts[s];
+      if (a.severity() == lint_severity_name(kSeverities[s])) ++counts[s];
   std::string out = counted(findings.size(), "finding");
   std::string parts;
   for (std::size_t s = 0; s < kSeverities.size(); ++s)

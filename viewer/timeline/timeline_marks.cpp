@@ -87,7 +87,7 @@ const TimelineAnomaly* finding_in_view(const FilteredTimeline* filtered, const T
   if (!filtered) return &finding;
   const TimelineAnomaly* found = nullptr;  // the last of equal ones
   for (const TimelineAnomaly& a : filtered->data.anomalies)
-    if (a.time == finding.time && a.number == finding.number && a.rule == finding.rule) found = &a;
+    if (a.time == finding.time && a.number == finding.number && a.rule() == finding.rule()) found = &a;
   return found;
 }
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <optional>
 #include <vector>
 
@@ -122,7 +123,7 @@ struct TimelineViewState {
   // Sets `highlighted` from any list of indexes (sorts, drops duplicates).
   void highlight(std::vector<std::uint32_t> threads);
   [[nodiscard]] bool is_highlighted(std::uint32_t thread) const;
-  [[nodiscard]] bool is_rule_hidden(const std::string& rule) const {
+  [[nodiscard]] bool is_rule_hidden(std::string_view rule) const {
     return !hidden_rules.empty() && std::find(hidden_rules.begin(), hidden_rules.end(), rule) != hidden_rules.end();
   }
 

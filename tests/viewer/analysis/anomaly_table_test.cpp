@@ -269,8 +269,8 @@ TEST_CASE("anomalies: the view gives back every finding of a generated trace as 
   for (const StoredFinding& s : stored) {
     const LintFinding& f = report.findings.at(static_cast<std::size_t>(s.number - 1));
     same += s.time == f.time && s.thread == f.thread && s.from == f.from && s.suspect == f.suspect &&
-            s.event == f.event.value_or(-1) && s.rule == lint_rule_name(f.rule) &&
-            s.severity == lint_severity_name(f.severity) && s.group == f.group && s.message == f.message;
+            s.event == f.event.value_or(-1) && s.rule() == lint_rule_name(f.rule) &&
+            s.severity() == lint_severity_name(f.severity) && s.group() == f.group && s.message() == f.message;
   }
   CHECK(same == stored.size());
   CHECK(std::is_sorted(stored.begin(), stored.end(),
@@ -294,7 +294,7 @@ TEST_CASE("anomalies: an older Skein's table is read, and gives way to the view 
     CHECK(present.value().findings);
     const std::vector<StoredFinding> stored = read_stored_findings(opened.value());
     REQUIRE(stored.size() == 1);
-    CHECK(stored[0].message == "as written by an older Skein");
+    CHECK(stored[0].message() == "as written by an older Skein");
   }
   REQUIRE(store_lint_report(*test::owner_of(db), report).ok());
   CHECK(query(db, "SELECT type FROM sqlite_schema WHERE name = 'anomalies'") == "view\n");

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "recorder/store/sqlite_database.hpp"
 #include "tests/support/store_query.hpp"
@@ -96,4 +97,37 @@ TEST_CASE("finding message template: rendering refuses what the splitter never w
   CHECK(render_message_template("%d", Arguments{0, {}, {}, {}}) == "0");
   CHECK(render_message_template("%02d", Arguments{100, {}, {}, {}}) == std::nullopt);
   CHECK(render_message_template("%02d", Arguments{99, {}, {}, {}}) == "99");
+}
+
+TEST_CASE("finding message template: its shape and the numbers' fit say exactly when rendering succeeds") {
+  // Readers that keep a template check it once (message_template_shape)
+  // and each finding's numbers (message_arguments_fit), then render later:
+  // the two must accept exactly what rendering accepts. Templates from an
+  // alphabet of conversions, malformed ones included, with numbers absent,
+  // negative, at and past each width's boundary.
+  const std::vector<std::string> pieces = {"%d", "%%", "%", "%02d", "%03d", "%018d", "%019d", "%0d", "%01d",
+                                           "%5d", "%s", "x", " ", "0", "%0100d", "d"};
+  const std::vector<std::optional<std::int64_t>> values = {std::nullopt, -1, 0, 7, 99, 100, 999, 1000,
+                                                           999'999'999'999'999'999, 1'000'000'000'000'000'000};
+  std::mt19937_64 rng(2014);
+  int accepted = 0, refused = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    std::string text;
+    const std::size_t length = rng() % 7;
+    for (std::size_t k = 0; k < length; ++k) text += pieces[rng() % pieces.size()];
+    Arguments arguments;
+    for (auto& a : arguments) a = values[rng() % values.size()];
+    INFO(text);
+    const auto rendered = render_message_template(text, arguments);
+    const auto shape = message_template_shape(text);
+    CHECK(rendered.has_value() == (shape.has_value() && message_arguments_fit(*shape, arguments)));
+    (rendered ? accepted : refused) += 1;
+  }
+  // Both sides of the boundary were reached often.
+  CHECK(accepted > 1000);
+  CHECK(refused > 1000);
+  const auto shape = message_template_shape("a %d b %03d %% %018d");
+  REQUIRE(shape.has_value());
+  CHECK(shape->count == 3);
+  CHECK(shape->widths == std::array<std::uint8_t, kMessageArguments>{0, 3, 18, 0});
 }

@@ -130,7 +130,7 @@ class FindingTaskTest : public QObject {
     int missing = 0;
     for (const TimelineAnomaly& a : full().anomalies) {
       QVERIFY(a.number > 0);
-      if (a.rule != "missing-notification") continue;
+      if (a.rule() != "missing-notification") continue;
       ++missing;
       QCOMPARE(id_of(a.suspect), backend_);
       QCOMPARE(label_of(id_of(a.thread)), std::string("blkfront.poll"));
@@ -144,7 +144,7 @@ class FindingTaskTest : public QObject {
   void a_click_opens_the_turn_that_acted() {
     const TimelineAnomaly* a = click_first_finding();
     QVERIFY(a);
-    QCOMPARE(a->rule, std::string("missing-notification"));
+    QCOMPARE(std::string(a->rule()), std::string("missing-notification"));
     const TimelineViewState& v = timeline_->view();
     // The window: a few tens of µs, around the finding.
     const double t0 = v.mapping.t_of(0), t1 = v.mapping.t_of(timeline_->width());
@@ -188,7 +188,7 @@ class FindingTaskTest : public QObject {
     QStringList by_severity;
     for (const char* severity : {"error", "warning", "note"}) {
       const auto n = static_cast<std::size_t>(std::count_if(full().anomalies.begin(), full().anomalies.end(),
-                                                            [&](const TimelineAnomaly& a) { return a.severity == severity; }));
+                                                            [&](const TimelineAnomaly& a) { return a.severity() == severity; }));
       if (n > 0) by_severity << phrase(n, severity);
     }
     const std::size_t n = full().anomalies.size();

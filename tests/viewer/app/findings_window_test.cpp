@@ -124,7 +124,7 @@ class FindingsWindowTest : public QObject {
       const TimelineAnomaly& a = full().anomalies[static_cast<std::size_t>(i)];
       QCOMPARE(a.time, reported(n).time);
       QCOMPARE(full().threads[static_cast<std::size_t>(a.thread)].id, reported(n).thread);
-      QCOMPARE(a.group, reported(n).group);
+      QCOMPARE(std::string(a.group()), reported(n).group);
     }
   }
 
@@ -172,7 +172,7 @@ class FindingsWindowTest : public QObject {
     const int index = first.data(AnomalyModel::AnomalyIndexRole).toInt();
     const TimelineAnomaly& a = full().anomalies[static_cast<std::size_t>(index)];
     QCOMPARE(a.number, std::int64_t(1));
-    QCOMPARE(a.severity, std::string("note"));
+    QCOMPARE(std::string(a.severity()), std::string("note"));
 
     // The tag on the acted row says what the finding is, in the note colour.
     TimelineWidget* timeline = window_->timeline();

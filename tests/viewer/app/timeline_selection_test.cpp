@@ -87,7 +87,7 @@ class TimelineSelectionTest : public QObject {
     finding.time = 380000;
     finding.thread = std::int32_t(index(4));
     finding.suspect = std::int32_t(index(1));
-    finding.rule = "missing-notification";
+    finding.set_text("missing-notification", "error", "");
     finding.number = 1;
     full_->anomalies.push_back(finding);
     timeline_ = std::make_unique<TimelineWidget>();

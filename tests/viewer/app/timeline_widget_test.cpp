@@ -47,6 +47,18 @@ using namespace skein;
 
 namespace {
 
+// A finding at `time` on `thread`, handed control by `from` (-1: none).
+TimelineAnomaly worded_finding(TimeNs time, std::int32_t thread, std::int32_t from, std::string_view rule,
+                               std::string_view severity, std::string_view message, std::int64_t number) {
+  TimelineAnomaly a;
+  a.time = time;
+  a.thread = thread;
+  a.from = from;
+  a.number = number;
+  a.set_text(rule, severity, message);
+  return a;
+}
+
 bool g_skipped = false;
 
 // Thread 1 runs from 100 to 300 µs and resolves at 400 µs; 2 reads it at
@@ -294,10 +306,10 @@ class TimelineWidgetTest : public QObject {
     // receiver's line at the transfer (here 2 at 450 µs, from 1); a note
     // (pending-at-end, in a snapshot) an amber one.
     TimelineData with_finding = *data_;
-    with_finding.anomalies.push_back(TimelineAnomaly{450000, std::int32_t(index(2)), std::int32_t(index(1)), -1, -1,
-                                                     "missing-notification", "error", "nobody woke 2", 1, ""});
-    with_finding.anomalies.push_back(TimelineAnomaly{550000, std::int32_t(index(2)), -1, -1, -1, "pending-at-end",
-                                                     "note", "2 is pending", 2, ""});
+    with_finding.anomalies.push_back(worded_finding(450000, std::int32_t(index(2)), std::int32_t(index(1)),
+                                                    "missing-notification", "error", "nobody woke 2", 1));
+    with_finding.anomalies.push_back(
+        worded_finding(550000, std::int32_t(index(2)), -1, "pending-at-end", "note", "2 is pending", 2));
     const QImage marked = render_timeline_image(with_finding, view, request.width, request.height);
     const double ax = std::round(m.x_of(450000));
     QVERIFY2(close_to(marked.pixelColor(int(ax) - 3, int(y2)), style::kFindingError, 2),
@@ -359,7 +371,7 @@ class TimelineWidgetTest : public QObject {
     }
     QVERIFY(below.size() > 256);
     const auto finding = [](std::uint32_t thread, std::int32_t from) {
-      return TimelineAnomaly{500000, std::int32_t(thread), from, -1, -1, "missing-notification", "error", "x", 1, ""};
+      return worded_finding(500000, std::int32_t(thread), from, "missing-notification", "error", "x", 1);
     };
     const QImage plain = render_timeline_image(base, view, request.width, request.height);
     // Off screen and unlinked: nothing drawn.

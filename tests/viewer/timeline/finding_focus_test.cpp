@@ -47,7 +47,7 @@ struct Loaded {
     a.time = time;
     a.thread = index(thread);
     a.suspect = suspect ? index(*suspect) : -1;
-    a.rule = "missing-notification";
+    a.set_text("missing-notification", "", "");
     a.number = 1;
     return a;
   }
@@ -124,8 +124,7 @@ TEST_CASE("finding focus: the tags say what the finding is, by its severity", "[
   Loaded l(trace(100000, 105000));
   for (const std::string severity : {"error", "warning", "note"}) {
     TimelineAnomaly a = l.finding(111000, 2, 1);
-    a.rule = "pending-at-end";
-    a.severity = severity;
+    a.set_text("pending-at-end", severity, "");
     a.number = 7;
     const auto f = focus_on_finding(*l.data, a);
     REQUIRE(f);
@@ -137,7 +136,7 @@ TEST_CASE("finding focus: the tags say what the finding is, by its severity", "[
   }
   // No severity recorded, nor a rule that has one: a finding, unnumbered.
   TimelineAnomaly old = l.finding(111000, 2, std::nullopt);
-  old.rule = "self-wake";
+  old.set_text("self-wake", "", "");
   old.number = 0;
   const auto f = focus_on_finding(*l.data, old);
   REQUIRE(f);

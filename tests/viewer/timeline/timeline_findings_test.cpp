@@ -57,12 +57,12 @@ TEST_CASE("findings: ids become the trace's indexes, unknown or none -1", "[time
   CHECK(out[0].from == std::int32_t(t.index(1)));
   CHECK(out[0].suspect == -1);
   CHECK(out[0].event == 17);
-  CHECK(out[0].rule == "missing-notification");
-  CHECK(out[0].severity == "error");
-  CHECK(out[0].message == "m3");
+  CHECK(out[0].rule() == "missing-notification");
+  CHECK(out[0].severity() == "error");
+  CHECK(out[0].message() == "m3");
   CHECK(out[0].number == 3);
-  CHECK(out[0].group == "created by thread 0: 1 promise pending");
-  CHECK(out[1].group.empty());
+  CHECK(out[0].group() == "created by thread 0: 1 promise pending");
+  CHECK(out[1].group().empty());
   CHECK(out[1].from == -1);  // none
   CHECK(out[1].event == -1);
   // Not run now: the order as given.
@@ -94,7 +94,7 @@ TEST_CASE("findings: the tally counts them by severity, most severe first, nouns
     std::vector<TimelineAnomaly> out;
     for (std::string& s : severities) {
       TimelineAnomaly a;
-      a.severity = std::move(s);
+      a.set_text("", s, "");
       out.push_back(std::move(a));
     }
     return out;
@@ -111,13 +111,12 @@ TEST_CASE("findings: the tally counts them by severity, most severe first, nouns
 
 TEST_CASE("findings: drawn with their own severity, else their rule's", "[timeline][findings]") {
   TimelineAnomaly a;
-  a.rule = "pending-at-end";
-  a.severity = "note";
+  a.set_text("pending-at-end", "note", "");
   CHECK(finding_severity(a) == "note");
-  a.severity.clear();
+  a.set_text("pending-at-end", "", "");
   CHECK(finding_severity(a).empty());
-  a.rule = "missing-notification";
+  a.set_text("missing-notification", "", "");
   CHECK(finding_severity(a) == "error");
-  a.severity = "warning";
+  a.set_text("missing-notification", "warning", "");
   CHECK(finding_severity(a) == "warning");
 }

@@ -158,7 +158,7 @@ TEST_CASE("marks: a finding opens on its thread's stand-in in a filtered view", 
   finding.time = 1950;  // in 6's turn
   finding.thread = std::int32_t(t.index(6));
   finding.suspect = std::int32_t(t.index(4));
-  finding.rule = "missing-notification";
+  finding.set_text("missing-notification", "error", "");
   finding.number = 7;
   t.data.anomalies.push_back(finding);
   TimelineMarks m;

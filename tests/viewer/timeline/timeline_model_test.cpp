@@ -281,13 +281,13 @@ TEST_CASE("the lints' anomalies become markers, and a foreign table is ignored",
     const TimelineData& d = loaded.value();
     REQUIRE(d.anomalies.size() == 2);
     // Sorted by time.
-    CHECK(d.anomalies[0].rule == "pending-at-end");
+    CHECK(d.anomalies[0].rule() == "pending-at-end");
     CHECK(d.anomalies[0].from == -1);
-    CHECK(d.anomalies[1].rule == "missing-notification");
+    CHECK(d.anomalies[1].rule() == "missing-notification");
     CHECK(d.anomalies[1].time == 2500);
     CHECK(d.anomalies[1].thread == static_cast<std::int32_t>(*d.thread_index(2)));
     CHECK(d.anomalies[1].from == static_cast<std::int32_t>(*d.thread_index(1)));
-    CHECK(d.anomalies[1].message == "nobody woke 2");
+    CHECK(d.anomalies[1].message() == "nobody woke 2");
   }
   // A user's own table of that name, with other columns: no markers, no error.
   exec_sql(temp.db, "DROP TABLE anomalies; CREATE TABLE anomalies(note TEXT); INSERT INTO anomalies VALUES ('mine');");
