@@ -261,6 +261,7 @@ int main(int argc, char** argv) {
       auto store = TraceStore::open(db);
       if (!store) std::exit(2);
       opened.data->anomalies = load_stored_findings(store.value().database(), *opened.data);
+      index_finding_rows(*opened.data);
     }
     const TimelineData& data = *opened.data;
     const bool judged_open = size.records == 1'000'000;

@@ -204,8 +204,9 @@ void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> 
     // changes, once, here: nothing else reads them off this thread (the
     // analysis worker reads only the thread index, and no filtering job
     // runs now). The object was made non-const by the loader.
-    auto& anomalies = const_cast<TimelineData&>(*trace).anomalies;
-    anomalies = timeline_findings(*trace, std::move(stored_findings), findings, ran);
+    auto& loaded = const_cast<TimelineData&>(*trace);
+    loaded.anomalies = timeline_findings(*trace, std::move(stored_findings), findings, ran);
+    index_finding_rows(loaded);
     anomalies_->set_data(view_->full());
     // Done once the findings are in: until then the dock says the lints run.
     anomalies_->set_linting(false);

@@ -444,11 +444,40 @@ void paint_anomalies(Frame& f) {
     cell = 1;
     return fresh;
   };
-  // Sorted by time: start at the first in view.
-  auto first = std::lower_bound(f.data.anomalies.begin(), f.data.anomalies.end(), f.t0,
-                                [](const TimelineAnomaly& a, double t) { return double(a.time) < t; });
-  for (auto it = first; it != f.data.anomalies.end() && double(it->time) <= f.t1; ++it) {
-    const TimelineAnomaly& a = *it;
+  // Sorted by time: the ones in view are one range.
+  const auto& all = f.data.anomalies;
+  const auto first = static_cast<std::size_t>(
+      std::lower_bound(all.begin(), all.end(), f.t0,
+                       [](const TimelineAnomaly& a, double t) { return double(a.time) < t; }) -
+      all.begin());
+  const auto last = static_cast<std::size_t>(
+      std::upper_bound(all.begin() + static_cast<std::ptrdiff_t>(first), all.end(), f.t1,
+                       [](double t, const TimelineAnomaly& a) { return t < double(a.time); }) -
+      all.begin());
+  // The rows a drawn finding can touch. Slots increase with rows, and a row
+  // five slots or more above the top one has its line at y < -8 and above
+  // the rows area by more than a link's 20 px of slack, one as far below the last slot
+  // past the bottom: a finding whose rows, its own and its link's far end,
+  // all lie beyond such a row on one side is neither on screen nor linked
+  // across it. finding_rows says so in 8 bytes a finding.
+  constexpr std::int64_t kSlack = 4;
+  static_assert(TimelineGeometry::kRulerHeight + TimelineGeometry::kDensityHeight + TimelineGeometry::kLineOffset + 20 <
+                (kSlack + 1) * TimelineGeometry::kRowHeight);
+  const auto& shown_rows = f.view.shown_rows;
+  const std::int64_t low_slot = static_cast<std::int64_t>(std::floor(f.view.row_offset)) - kSlack;
+  const std::int64_t high_slot =
+      static_cast<std::int64_t>(std::ceil(f.view.row_offset + double(f.g.height) / TimelineGeometry::kRowHeight)) +
+      kSlack;
+  const auto slot_count = static_cast<std::int64_t>(shown_rows.size());
+  const bool indexed = f.data.finding_rows.size() == all.size();
+  const std::int32_t low_row = low_slot <= 0 ? INT32_MIN : low_slot < slot_count ? shown_rows[static_cast<std::size_t>(low_slot)] : INT32_MAX;
+  const std::int32_t high_row = high_slot >= slot_count - 1 ? INT32_MAX : high_slot >= 0 ? shown_rows[static_cast<std::size_t>(high_slot)] : INT32_MIN;
+  for (std::size_t i = first; i < last; ++i) {
+    if (indexed) {
+      const FindingRowSpan rows = f.data.finding_rows[i];
+      if (rows.high < low_row || rows.low > high_row) continue;
+    }
+    const TimelineAnomaly& a = all[i];
     if (a.thread < 0 || f.view.is_rule_hidden(a.rule())) continue;
     const auto slot = f.view.slot_of(f.data.threads[static_cast<std::size_t>(a.thread)].row);
     if (!slot) continue;

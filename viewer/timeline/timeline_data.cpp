@@ -523,6 +523,23 @@ void place_activation(TimelineData& data, TimelineActivation a) {
   r.activations.push_back(a);
 }
 
+void index_finding_rows(TimelineData& data) {
+  data.finding_rows.assign(data.anomalies.size(), FindingRowSpan{});
+  const auto row_of = [&](std::int32_t thread) -> std::optional<std::int32_t> {
+    if (thread < 0 || static_cast<std::size_t>(thread) >= data.threads.size()) return std::nullopt;
+    return data.threads[static_cast<std::size_t>(thread)].row;
+  };
+  for (std::size_t i = 0; i < data.anomalies.size(); ++i) {
+    const TimelineAnomaly& a = data.anomalies[i];
+    FindingRowSpan& span = data.finding_rows[i];
+    for (const std::int32_t thread : {a.thread, a.from})
+      if (const auto row = row_of(thread)) {
+        span.low = std::min(span.low, *row);
+        span.high = std::max(span.high, *row);
+      }
+  }
+}
+
 Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions& options) {
   TimelineData data;
   data.source = store.path();
@@ -551,7 +568,10 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   auto sites = store.sites();
   if (!sites) return sites.error();
   data.sites = std::move(sites).value();
-  if (options.findings) data.anomalies = read_stored_findings(db, data);
+  if (options.findings) {
+    data.anomalies = read_stored_findings(db, data);
+    index_finding_rows(data);
+  }
   return data;
 }
 

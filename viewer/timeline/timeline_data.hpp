@@ -104,6 +104,14 @@ struct TimelineAnomaly : FindingText {  // rule(), severity(), group(), message(
   std::int64_t number = 0;    // `skein lint`'s #N (anomalies.id); 0: unknown
 };
 
+// The rows a finding touches: its thread's, and that of the thread that
+// had control when it names one (low <= high; low > high for a finding on
+// no thread).
+struct FindingRowSpan {
+  std::int32_t low = INT32_MAX;
+  std::int32_t high = INT32_MIN;
+};
+
 struct TimelineRow {
   std::vector<std::uint32_t> threads;  // by start
   std::vector<TimeNs> starts;          // threads' starts, for binary search
@@ -132,6 +140,12 @@ struct TimelineData {
   std::vector<TimelineBand> gc;
   std::vector<TimelineCounter> counters;
   std::vector<TimelineAnomaly> anomalies;
+  // Index for index with `anomalies`, from index_finding_rows(): a frame at
+  // a coarse zoom has every finding of the trace in its window, and passes
+  // over those far from the rows on screen reading 8 bytes each, not the
+  // finding and its thread (render/timeline_painter.cpp). A painter that
+  // finds it sized unlike `anomalies` reads every finding instead.
+  std::vector<FindingRowSpan> finding_rows;
   std::vector<std::string> strings;  // interned; strings[0] == ""
   // The distinct labels (indexes into strings), in the order first given,
   // of each thread that has more than one; shared with filtered copies (the
@@ -189,6 +203,9 @@ void index_threads(TimelineData& data);
 void assemble_rows(TimelineData& data, const std::vector<std::int32_t>& rows, const std::vector<std::uint32_t>& heads,
                    std::int32_t row_count);
 void place_activation(TimelineData& data, TimelineActivation a);
+// Fills finding_rows from anomalies and the threads' rows: call it when
+// either changes.
+void index_finding_rows(TimelineData& data);
 
 // Reads everything above from an opened store. Also computes the layout,
 // or reads it from the cache (layout_cache.hpp), writing the cache after a

@@ -245,6 +245,7 @@ void move_to_stand_ins(const TimelineData& full, const std::vector<Hidden>& hidd
   for (TimelineAnomaly& a : d.anomalies)
     for (std::int32_t* t : {&a.thread, &a.from, &a.suspect})
       if (*t >= 0) *t = result.shown_as[static_cast<std::size_t>(*t)];
+  index_finding_rows(d);
 
 }
 

@@ -32,6 +32,7 @@
 #include <QTest>
 #include <cmath>
 #include <fstream>
+#include <random>
 
 #include "recorder/store/opened_store.hpp"
 #include "recorder/store/trace_import.hpp"
@@ -393,6 +394,73 @@ class TimelineWidgetTest : public QObject {
     const int red = test::count_colour(linked_once, QRect(x - 1, top, 3, bottom - top), style::kFindingError, 60);
     QVERIFY2(red > 10, qPrintable(QString::number(red)));
     QVERIFY2(red < 3 * (bottom - top) * 3 / 4, qPrintable(QString::number(red)));
+  }
+
+  void findingsFarFromTheScreenAreSkippedWithoutChangingAPixel() {
+    // 400 tasks, each running once in turn: a row each, every row active.
+    std::string trace = "(skein-trace 1)\n";
+    for (int i = 1; i <= 400; ++i) trace += "(spawn 0 " + std::to_string(i) + " 0 task)\n";
+    for (int i = 1; i <= 400; ++i) trace += "(switch " + std::to_string(i * 2000) + " " + std::to_string(i) + ")\n";
+    trace += "(switch 900000 -1)\n(end 1000000)\n";
+    const QString path = dir_.filePath(QStringLiteral("finding-rows.sexp"));
+    std::ofstream(path.toStdString()) << trace;
+    const std::string db = dir_.filePath(QStringLiteral("finding-rows.db")).toStdString();
+    ImportOptions options;
+    options.sync = false;
+    QVERIFY(import_trace(path.toStdString(), db, options).ok());
+    auto store = TraceStore::open(db);
+    QVERIFY(store.ok());
+    auto loaded = load_timeline(store.value());
+    QVERIFY(loaded.ok());
+    // 6,000 findings on random rows at random times, half of them linked
+    // from another random row, of each severity.
+    TimelineData indexed = std::move(loaded).value();
+    std::mt19937 rng(1404);
+    const char* const severities[] = {"error", "warning", "note"};
+    const char* const rules[] = {"missing-notification", "late-notify", "pending-at-end"};
+    const auto threads = static_cast<std::int32_t>(indexed.threads.size());
+    for (int k = 0; k < 6000; ++k) {
+      const auto thread = static_cast<std::int32_t>(rng() % static_cast<std::uint32_t>(threads));
+      const std::int32_t from = rng() % 2 ? static_cast<std::int32_t>(rng() % static_cast<std::uint32_t>(threads)) : -1;
+      const int kind = static_cast<int>(rng() % 3);
+      indexed.anomalies.push_back(worded_finding(TimeNs(rng() % 1000000), thread, from, rules[kind], severities[kind],
+                                                 "f", k + 1));
+    }
+    std::sort(indexed.anomalies.begin(), indexed.anomalies.end(),
+              [](const TimelineAnomaly& a, const TimelineAnomaly& b) { return a.time < b.time; });
+    index_finding_rows(indexed);
+    QCOMPARE(indexed.finding_rows.size(), indexed.anomalies.size());
+    // The oracle: the same findings, each one read (no index).
+    TimelineData every = indexed;
+    every.finding_rows.clear();
+    TimelineData none = indexed;
+    none.anomalies.clear();
+    none.finding_rows.clear();
+    RenderRequest request;
+    request.width = 900;
+    request.height = 500;
+    int compared = 0;
+    for (const RowFolding folding : {RowFolding::none, RowFolding::quiet})
+      for (const double window : {1e6, 1e5, 4e3})
+        for (const double offset : {0.0, 3.5, 120.0, 250.25, 399.0}) {
+          TimelineViewState view = view_for_request(indexed, request);
+          const double middle = 500000;
+          view.mapping.fit(middle - window / 2, middle + window / 2, request.width);
+          view.folding = folding;
+          view.refold(indexed, request.width);
+          view.row_offset = offset;
+          view.clamp_rows();
+          const QImage with_index = render_timeline_image(indexed, view, request.width, request.height);
+          const QImage each_read = render_timeline_image(every, view, request.width, request.height);
+          QVERIFY2(with_index == each_read, qPrintable(QStringLiteral("window %1 ns, row offset %2, folding %3")
+                                                           .arg(window)
+                                                           .arg(view.row_offset)
+                                                           .arg(int(folding))));
+          // Findings are drawn in this view (the comparison is not of two
+          // pictures without any).
+          if (render_timeline_image(none, view, request.width, request.height) != with_index) ++compared;
+        }
+    QVERIFY2(compared >= 20, qPrintable(QString::number(compared)));
   }
 
   void aRowsNoteIsATagAtItsRightEndCappedInWidth() {
