@@ -137,7 +137,7 @@ std::vector<StoredFinding> read_interned_findings(SqliteDatabase& db) {
   std::vector<StoredFinding> found;
   const Status s = db.for_each_row(
       "SELECT id, rule, severity, time, thread, from_thread, suspect, event, grouping, message, a1, a2, a3, a4 "
-      "FROM findings ORDER BY time, id",
+      "FROM findings ORDER BY id",
       [&](SqliteStatement& q) {
         if (q.is_null(3) || !is_valid_time(q.int64(3))) return;
         const auto rule_id = q.optional_int64(1), severity_id = q.optional_int64(2), message_id = q.optional_int64(9);
@@ -171,6 +171,11 @@ std::vector<StoredFinding> read_interned_findings(SqliteDatabase& db) {
         found.push_back(std::move(f));
       });
   if (!s.ok()) return {};
+  // By time, then number: the table's key order read above costs no sort
+  // in SQL, and the numbers are distinct, so this order is total.
+  std::sort(found.begin(), found.end(), [](const StoredFinding& a, const StoredFinding& b) {
+    return a.time != b.time ? a.time < b.time : a.number < b.number;
+  });
   return found;
 }
 

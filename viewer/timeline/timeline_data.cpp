@@ -4,12 +4,16 @@
 // damaged file disorders them), the layout (the cache when it matches
 // thread for thread, else computed and cached best-effort), the per-row
 // arrays, activations in id order, then one pass over events for edges,
-// labels, idle and gc bands. What a damaged file could disorder is sorted
-// only when it is; the id index is a direct table when the ids are dense.
+// labels, idle and gc bands, decoded on a second thread while the first
+// places the rows and reads the activations. What a damaged file could
+// disorder is sorted only when it is; the id index is a direct table when
+// the ids are dense.
 #include "viewer/timeline/timeline_data.hpp"
 
 #include <algorithm>
 #include <functional>
+#include <new>
+#include <thread>
 #include <unordered_map>
 
 #include "recorder/format/checked_arithmetic.hpp"
@@ -551,16 +555,38 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
 
   std::vector<LayoutThread> layout_input;
   if (Status s = read_threads(db, strings, data, layout_input); !s.ok()) return s.error();
-  place_rows(store, options, layout_input, data);
-  std::vector<TimeNs> activation_starts;
-  if (Status s = read_activations(db, data, activation_starts); !s.ok()) return s.error();
   std::vector<TimeNs> idle_starts;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> labels;
   // Labels are the strings a trace can have most of (a thread may be
   // labelled a million times): room for them up front.
   if (auto label_records = db.query_int("SELECT records FROM heads WHERE name = 'label'"); label_records)
     strings.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(label_records.value(), 0, 1 << 24)));
-  if (Status s = read_events(db, strings, data, idle_starts, labels); !s.ok()) return s.error();
+  // The records (edges, labels, bands) are decoded on a second thread, with
+  // a reader of its own, while this one places the rows and reads the
+  // activations. The two share only what read_threads left: the events'
+  // side reads the thread index and ids and writes edges, gc bands and
+  // strings; this side writes rows and the threads' rows and chains, and
+  // interns nothing. Without an owner to give a reader, one after the other.
+  Status events_read;
+  std::optional<TraceStore> events_reader;
+  if (store.owner())
+    if (auto reader = store.owner()->reader(); reader) events_reader.emplace(std::move(reader).value());
+  std::thread events_thread;
+  if (events_reader)
+    events_thread = std::thread([&] {
+      try {
+        events_read = read_events(events_reader->database(), strings, data, idle_starts, labels);
+      } catch (const std::bad_alloc&) {
+        events_read = file_error(store.path(), "out of memory reading the records");
+      }
+    });
+  place_rows(store, options, layout_input, data);
+  std::vector<TimeNs> activation_starts;
+  const Status activations_read = read_activations(db, data, activation_starts);
+  if (events_thread.joinable()) events_thread.join();
+  else events_read = read_events(db, strings, data, idle_starts, labels);
+  if (!activations_read.ok()) return activations_read.error();
+  if (!events_read.ok()) return events_read.error();
   join_labels(labels, strings, data);
   derive_idle(activation_starts, idle_starts, data);
   if (Status s = read_counters(db, data); !s.ok()) return s.error();
