@@ -12,6 +12,9 @@
 
 #include <algorithm>
 #include <functional>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <new>
 #include <thread>
 #include <unordered_map>
@@ -194,7 +197,7 @@ Status read_threads(SqliteDatabase& db, Interner& strings, TimelineData& data,
 // Rows: from the layout cache when it matches the threads, else computed
 // (and cached when asked).
 void place_rows(TraceStore& store, const TimelineLoadOptions& options, std::vector<LayoutThread>& layout_input,
-                TimelineData& data) {
+                TimelineData& data, std::vector<std::pair<ThreadId, std::int32_t>>& to_cache) {
   std::vector<std::int32_t> rows(data.threads.size(), 0);
   std::int32_t row_count = 0;
   std::vector<std::uint32_t> heads;
@@ -218,11 +221,9 @@ void place_rows(TraceStore& store, const TimelineLoadOptions& options, std::vect
     rows = std::move(layout.rows);
     heads = std::move(layout.chain_head);
     row_count = layout.row_count;
-    if (options.write_layout_cache) {
-      std::vector<std::pair<ThreadId, std::int32_t>> cache(data.threads.size());
-      for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = {data.threads[i].id, rows[i]};
-      // A database in a read-only place keeps working without its cache.
-      (void)write_layout_cache(*store.owner(), cache).ok();
+    if (options.write_layout_cache && store.owner()) {
+      to_cache.resize(data.threads.size());
+      for (std::size_t i = 0; i < to_cache.size(); ++i) to_cache[i] = {data.threads[i].id, rows[i]};
     }
   }
   layout_input.clear();
@@ -559,8 +560,19 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   std::vector<std::pair<std::uint32_t, std::uint32_t>> labels;
   // Labels are the strings a trace can have most of (a thread may be
   // labelled a million times): room for them up front.
-  if (auto label_records = db.query_int("SELECT records FROM heads WHERE name = 'label'"); label_records)
-    strings.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(label_records.value(), 0, 1 << 24)));
+  if (auto label_records = db.query_int("SELECT records FROM heads WHERE name = 'label'"); label_records) {
+    const auto room = static_cast<std::size_t>(std::clamp<std::int64_t>(label_records.value(), 0, 1 << 24));
+    strings.reserve(room);
+    labels.reserve(room);
+  }
+  // Room for the edges too, as the heads count them, made here: what the
+  // records' thread below allocates stays in a malloc arena of its own.
+  // The counts are the file's word, so at most what its blocks hold.
+  if (auto edges = db.query_int("SELECT min(coalesce((SELECT sum(records) FROM heads WHERE name IN "
+                                "('spawn', 'wait', 'read', 'notify', 'resolve')), 0), "
+                                "(SELECT count(*) FROM event_blocks) * 1024)");
+      edges && edges.value() > 0)
+    data.edges.reserve(static_cast<std::size_t>(std::min<std::int64_t>(edges.value(), std::int64_t{1} << 28)));
   // The records (edges, labels, bands) are decoded on a second thread, with
   // a reader of its own, while this one places the rows and reads the
   // activations. The two share only what read_threads left: the events'
@@ -580,13 +592,28 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
         events_read = file_error(store.path(), "out of memory reading the records");
       }
     });
-  place_rows(store, options, layout_input, data);
+  std::vector<std::pair<ThreadId, std::int32_t>> layout_to_cache;
+  place_rows(store, options, layout_input, data, layout_to_cache);
   std::vector<TimeNs> activation_starts;
   const Status activations_read = read_activations(db, data, activation_starts);
-  if (events_thread.joinable()) events_thread.join();
-  else events_read = read_events(db, strings, data, idle_starts, labels);
+  if (events_thread.joinable()) {
+    events_thread.join();
+    events_reader.reset();
+#ifdef __GLIBC__
+    // The second thread allocated from a malloc arena of its own, and
+    // what it freed there (its decoding buffers, the edges' growth) would
+    // otherwise stay resident for as long as the process runs.
+    malloc_trim(0);
+#endif
+  } else {
+    events_read = read_events(db, strings, data, idle_starts, labels);
+  }
   if (!activations_read.ok()) return activations_read.error();
   if (!events_read.ok()) return events_read.error();
+  // The computed layout is cached once no reader of ours is reading (a
+  // write would wait for it, and it for the write). A database in a
+  // read-only place keeps working without its cache.
+  if (!layout_to_cache.empty()) (void)write_layout_cache(*store.owner(), layout_to_cache).ok();
   join_labels(labels, strings, data);
   derive_idle(activation_starts, idle_starts, data);
   if (Status s = read_counters(db, data); !s.ok()) return s.error();
