@@ -11,13 +11,13 @@
 #include "viewer/timeline/timeline_data.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <functional>
+#include <thread>
+#include <unordered_map>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <new>
-#include <thread>
-#include <unordered_map>
 
 #include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/events_table.hpp"
@@ -583,13 +583,14 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   std::optional<TraceStore> events_reader;
   if (store.owner())
     if (auto reader = store.owner()->reader(); reader) events_reader.emplace(std::move(reader).value());
+  std::exception_ptr events_failure;
   std::thread events_thread;
   if (events_reader)
     events_thread = std::thread([&] {
       try {
         events_read = read_events(events_reader->database(), strings, data, idle_starts, labels);
-      } catch (const std::bad_alloc&) {
-        events_read = file_error(store.path(), "out of memory reading the records");
+      } catch (...) {  // thrown on as if read here, once both sides are done
+        events_failure = std::current_exception();
       }
     });
   std::vector<std::pair<ThreadId, std::int32_t>> layout_to_cache;
@@ -599,6 +600,7 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   if (events_thread.joinable()) {
     events_thread.join();
     events_reader.reset();
+    if (events_failure) std::rethrow_exception(events_failure);
 #ifdef __GLIBC__
     // The second thread allocated from a malloc arena of its own, and
     // what it freed there (its decoding buffers, the edges' growth) would
