@@ -15,6 +15,27 @@ std::int64_t power_of_ten(std::size_t n) {
   return p;
 }
 
+// The conversion at text[i], a '%' not followed by another: %d or %0Nd
+// with N from 2 to 18. Its width (0 for %d) and the index just past it;
+// nullopt for anything else.
+struct Conversion {
+  std::size_t width = 0;
+  std::size_t end = 0;
+};
+std::optional<Conversion> conversion_at(std::string_view text, std::size_t i) {
+  Conversion c;
+  std::size_t k = i + 1;
+  if (k < text.size() && text[k] == '0') {
+    ++k;
+    const std::size_t first = k;
+    while (k < text.size() && is_digit(text[k]) && k - first < 3) c.width = c.width * 10 + (text[k++] - '0');
+    if (k == first || c.width < 2 || c.width > kMaxDigits) return std::nullopt;
+  }
+  if (k >= text.size() || text[k] != 'd') return std::nullopt;
+  c.end = k + 1;
+  return c;
+}
+
 }  // namespace
 
 MessageTemplate split_message(std::string_view message) {
@@ -62,17 +83,10 @@ std::optional<MessageTemplateShape> message_template_shape(std::string_view text
       i += 2;
       continue;
     }
-    std::size_t width = 0;
-    std::size_t k = i + 1;
-    if (text[k] == '0') {
-      ++k;
-      const std::size_t first = k;
-      while (k < text.size() && is_digit(text[k]) && k - first < 3) width = width * 10 + (text[k++] - '0');
-      if (k == first || width < 2 || width > kMaxDigits) return std::nullopt;
-    }
-    if (k >= text.size() || text[k] != 'd' || shape.count == kMessageArguments) return std::nullopt;
-    shape.widths[shape.count++] = static_cast<std::uint8_t>(width);
-    i = k + 1;
+    const auto conversion = conversion_at(text, i);
+    if (!conversion || shape.count == kMessageArguments) return std::nullopt;
+    shape.widths[shape.count++] = static_cast<std::uint8_t>(conversion->width);
+    i = conversion->end;
   }
   return shape;
 }
@@ -104,23 +118,16 @@ std::optional<std::string> render_message_template(
       i += 2;
       continue;
     }
-    // %d or %0Nd, N from 2 to 18.
-    std::size_t width = 0;
-    std::size_t k = i + 1;
-    if (text[k] == '0') {
-      ++k;
-      const std::size_t first = k;
-      while (k < text.size() && is_digit(text[k]) && k - first < 3) width = width * 10 + (text[k++] - '0');
-      if (k == first || width < 2 || width > kMaxDigits) return std::nullopt;
-    }
-    if (k >= text.size() || text[k] != 'd') return std::nullopt;
+    const auto conversion = conversion_at(text, i);
+    if (!conversion) return std::nullopt;
     if (used == kMessageArguments || !arguments[used]) return std::nullopt;
     const std::int64_t value = *arguments[used++];
+    const std::size_t width = conversion->width;
     if (value < 0 || (width > 0 && value >= power_of_ten(width))) return std::nullopt;
     const std::string digits = std::to_string(value);
     if (digits.size() < width) out.append(width - digits.size(), '0');
     out += digits;
-    i = k + 1;
+    i = conversion->end;
   }
   return out;
 }

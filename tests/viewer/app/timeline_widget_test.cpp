@@ -109,6 +109,22 @@ class TimelineWidgetTest : public QObject {
     return g.line_y(*slot, v.row_offset);
   }
 
+  // TRACE written to NAME.sexp, imported into NAME.db and loaded.
+  TimelineData imported(const QString& name, const std::string& trace) {
+    const QString path = dir_.filePath(name + QStringLiteral(".sexp"));
+    std::ofstream(path.toStdString()) << trace;
+    const std::string db = dir_.filePath(name + QStringLiteral(".db")).toStdString();
+    ImportOptions options;
+    options.sync = false;
+    if (const ImportResult r = import_trace(path.toStdString(), db, options); !r.ok())
+      qFatal("%s", r.error.to_string().c_str());
+    auto store = TraceStore::open(db);
+    if (!store.ok()) qFatal("%s", store.error().to_string().c_str());
+    auto loaded = load_timeline(store.value());
+    if (!loaded.ok()) qFatal("%s", loaded.error().to_string().c_str());
+    return std::move(loaded).value();
+  }
+
   // log-x86.sexp, imported into a cache of the test's own (the layout
   // computed afresh); null when the fixture is missing (the test skips).
   std::shared_ptr<const TimelineData> mirage_fixture() {
@@ -344,17 +360,7 @@ class TimelineWidgetTest : public QObject {
     std::string trace = "(skein-trace 1)\n";
     for (int i = 1; i <= 400; ++i) trace += "(spawn 0 " + std::to_string(i) + " 0 task)\n";
     trace += "(switch 100 1)\n(switch 200 -1)\n(end 1000000)\n";
-    const QString path = dir_.filePath(QStringLiteral("many-rows.sexp"));
-    std::ofstream(path.toStdString()) << trace;
-    const std::string db = dir_.filePath(QStringLiteral("many-rows.db")).toStdString();
-    ImportOptions options;
-    options.sync = false;
-    QVERIFY(import_trace(path.toStdString(), db, options).ok());
-    auto store = TraceStore::open(db);
-    QVERIFY(store.ok());
-    auto loaded = load_timeline(store.value());
-    QVERIFY(loaded.ok());
-    const TimelineData& base = loaded.value();
+    const TimelineData base = imported(QStringLiteral("many-rows"), trace);
     RenderRequest request;
     request.width = 800;
     request.height = 300;
@@ -402,19 +408,9 @@ class TimelineWidgetTest : public QObject {
     for (int i = 1; i <= 400; ++i) trace += "(spawn 0 " + std::to_string(i) + " 0 task)\n";
     for (int i = 1; i <= 400; ++i) trace += "(switch " + std::to_string(i * 2000) + " " + std::to_string(i) + ")\n";
     trace += "(switch 900000 -1)\n(end 1000000)\n";
-    const QString path = dir_.filePath(QStringLiteral("finding-rows.sexp"));
-    std::ofstream(path.toStdString()) << trace;
-    const std::string db = dir_.filePath(QStringLiteral("finding-rows.db")).toStdString();
-    ImportOptions options;
-    options.sync = false;
-    QVERIFY(import_trace(path.toStdString(), db, options).ok());
-    auto store = TraceStore::open(db);
-    QVERIFY(store.ok());
-    auto loaded = load_timeline(store.value());
-    QVERIFY(loaded.ok());
     // 6,000 findings on random rows at random times, half of them linked
     // from another random row, of each severity.
-    TimelineData indexed = std::move(loaded).value();
+    TimelineData indexed = imported(QStringLiteral("finding-rows"), trace);
     std::mt19937 rng(1404);
     const char* const severities[] = {"error", "warning", "note"};
     const char* const rules[] = {"missing-notification", "late-notify", "pending-at-end"};
