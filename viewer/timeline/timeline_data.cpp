@@ -584,9 +584,11 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   if (store.owner())
     if (auto reader = store.owner()->reader(); reader) events_reader.emplace(std::move(reader).value());
   std::exception_ptr events_failure;
-  std::thread events_thread;
+  // Joined on every way out of this function, an exception on this side
+  // included, before anything it reads or writes is destroyed.
+  std::jthread events_thread;
   if (events_reader)
-    events_thread = std::thread([&] {
+    events_thread = std::jthread([&] {
       try {
         events_read = read_events(events_reader->database(), strings, data, idle_starts, labels);
       } catch (...) {  // thrown on as if read here, once both sides are done
