@@ -42,7 +42,9 @@ struct FindingText {
   [[nodiscard]] std::string_view severity() const {
     return wording ? std::string_view(wording->severity) : std::string_view();
   }
-  [[nodiscard]] std::string_view group() const { return wording ? std::string_view(wording->group) : std::string_view(); }
+  [[nodiscard]] std::string_view group() const {
+    return wording ? std::string_view(wording->group) : std::string_view();
+  }
   // The sentence, rendered now.
   [[nodiscard]] std::string message() const;
 

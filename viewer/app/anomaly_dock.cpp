@@ -16,6 +16,7 @@
 
 #include "viewer/analysis/lint_finding.hpp"
 #include "viewer/analysis/units.hpp"
+#include "viewer/models/qt_text.hpp"
 #include "viewer/render/timeline_style.hpp"
 #include "viewer/timeline/thread_details.hpp"
 #include "viewer/timeline/timeline_findings.hpp"
@@ -91,12 +92,12 @@ QString AnomalyDock::explanation_html(int index) const {
   QString text = QStringLiteral("<b>#%1</b> ").arg(a.number);
   if (!a.severity().empty())
     text += QStringLiteral("<b style='color:%1'>%2</b> ")
-                .arg(style::finding_colour(a.severity()).name(), QString::fromUtf8(a.severity().data(), static_cast<qsizetype>(a.severity().size())).toHtmlEscaped());
+                .arg(style::finding_colour(a.severity()).name(), qt_text(a.severity()).toHtmlEscaped());
   // The finding's sentence, ended, so "Suspect:" and "What to do:" read as sentences of their own.
   QString sentence = QString::fromStdString(a.message());
   if (!sentence.isEmpty() && !sentence.endsWith(QLatin1Char('.'))) sentence += QLatin1Char('.');
   text += QStringLiteral("(%1): %2")
-              .arg(QString::fromUtf8(a.rule().data(), static_cast<qsizetype>(a.rule().size())).toHtmlEscaped(), sentence.toHtmlEscaped());
+              .arg(qt_text(a.rule()).toHtmlEscaped(), sentence.toHtmlEscaped());
   if (a.suspect >= 0)
     text += QStringLiteral(" Suspect: <b>%1</b>.").arg(QString::fromStdString(name(a.suspect)).toHtmlEscaped());
   // A note needs no fix (lint_advice): it says what is, and nothing more.

@@ -19,6 +19,7 @@
 #include <cmath>
 
 #include "viewer/analysis/units.hpp"
+#include "viewer/models/qt_text.hpp"
 #include "viewer/render/timeline_painter.hpp"
 
 namespace skein {
@@ -411,8 +412,7 @@ QString TimelineWidget::tooltip_at(QPointF pos) const {
     const double x = view_.mapping.x_of(double(a.time)), y = g.line_y(*slot, view_.row_offset);
     if (std::fabs(x - pos.x()) <= 7 && std::fabs(y - pos.y()) <= 8)
       return QStringLiteral("<b>%1</b> at %2<br>%3")
-          .arg(QString::fromUtf8(a.rule().data(), static_cast<qsizetype>(a.rule().size())).toHtmlEscaped(), record_time(a.time),
-               QString::fromStdString(a.message()).toHtmlEscaped());
+          .arg(qt_text(a.rule()).toHtmlEscaped(), record_time(a.time), qt_text(a.message()).toHtmlEscaped());
   }
   // A notify arrow: its reason.
   const double t0 = view_.mapping.t_of(pos.x() - slack_px), t1 = view_.mapping.t_of(pos.x() + slack_px);

@@ -17,14 +17,13 @@
 
 #include "viewer/analysis/lint_finding.hpp"
 #include "viewer/analysis/units.hpp"
+#include "viewer/models/qt_text.hpp"
 #include "viewer/timeline/thread_details.hpp"
 
 namespace skein {
 namespace {
 
-QString qstring(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
-
-int severity_rank(const std::string& severity) {
+int severity_rank(std::string_view severity) {
   if (severity == "error") return 0;
   if (severity == "warning") return 1;
   if (severity == "note") return 2;
@@ -41,7 +40,7 @@ std::int64_t order_key(const TimelineAnomaly& a) {
   return a.number > 0 ? a.number : std::numeric_limits<std::int64_t>::max();
 }
 
-const std::string& more_severe(const std::string& a, const std::string& b) {
+std::string_view more_severe(std::string_view a, std::string_view b) {
   return severity_rank(b) < severity_rank(a) ? b : a;
 }
 
@@ -71,8 +70,9 @@ void AnomalyModel::set_data(std::shared_ptr<const TimelineData> data) {
     std::map<std::string, Building> by_rule;
     for (const int i : by_number) {
       const TimelineAnomaly& a = all[static_cast<std::size_t>(i)];
-      auto [it, added] = by_rule.try_emplace(std::string(a.rule()), Building{std::string(a.severity()), order_key(a), {}});
-      if (!added) it->second.severity = more_severe(it->second.severity, std::string(a.severity()));
+      auto [it, added] =
+          by_rule.try_emplace(std::string(a.rule()), Building{std::string(a.severity()), order_key(a), {}});
+      if (!added) it->second.severity = std::string(more_severe(it->second.severity, a.severity()));
       it->second.findings.push_back(i);
     }
     std::vector<std::pair<std::string, Building>> ordered(by_rule.begin(), by_rule.end());
@@ -119,12 +119,12 @@ void AnomalyModel::set_data(std::shared_ptr<const TimelineData> data) {
           std::size_t end = k + 1;
           std::string severity(a.severity());
           while (end < f.size() && all[static_cast<std::size_t>(f[end])].group() == a.group()) {
-            severity = more_severe(severity, std::string(all[static_cast<std::size_t>(f[end])].severity()));
+            severity = std::string(more_severe(severity, all[static_cast<std::size_t>(f[end])].severity()));
             ++end;
           }
           n.kind = Kind::group;
           n.item = static_cast<std::int32_t>(groups_.size());
-          groups_.push_back(GroupRow{qstring(a.group()), QString::fromStdString(severity)});
+          groups_.push_back(GroupRow{qt_text(a.group()), QString::fromStdString(severity)});
           spans.push_back(Span{static_cast<std::int32_t>(nodes_.size()), r, k, end});
           k = end;
         }
@@ -195,7 +195,7 @@ std::vector<int> AnomalyModel::visible_anomalies() const {
   std::vector<int> out;
   if (!data_) return out;
   for (std::size_t i = 0; i < data_->anomalies.size(); ++i)
-    if (!hidden_.contains(qstring(data_->anomalies[i].rule()))) out.push_back(static_cast<int>(i));
+    if (!hidden_.contains(qt_text(data_->anomalies[i].rule()))) out.push_back(static_cast<int>(i));
   return out;
 }
 
@@ -290,9 +290,9 @@ QVariant AnomalyModel::data(const QModelIndex& index, int role) const {
         return (a.number > 0 ? QStringLiteral("#%1  ").arg(a.number) : QString()) +
                QString::fromStdString(format_time_us(a.time));
       if (index.column() == ThreadColumn) return QString::fromStdString(thread_display_name(*data_, a.thread));
-      return qstring(a.message());
+      return qt_text(a.message());
     case Qt::ToolTipRole: {
-      QString tip = qstring(a.message());
+      QString tip = qt_text(a.message());
       tip += QStringLiteral("\n") + tr("acted: %1").arg(QString::fromStdString(thread_display_name(*data_, a.thread)));
       if (a.from >= 0)
         tip += QStringLiteral("\n") + tr("had control: %1").arg(QString::fromStdString(thread_display_name(*data_, a.from)));
@@ -305,8 +305,8 @@ QVariant AnomalyModel::data(const QModelIndex& index, int role) const {
     case ThreadIdRole: return thread_id(a.thread);
     case FromIdRole: return thread_id(a.from);
     case SuspectIdRole: return thread_id(a.suspect);
-    case SeverityRole: return qstring(a.severity());
-    case GroupRole: return a.group().empty() ? QVariant() : QVariant(qstring(a.group()));
+    case SeverityRole: return qt_text(a.severity());
+    case GroupRole: return a.group().empty() ? QVariant() : QVariant(qt_text(a.group()));
     default: return {};
   }
 }

@@ -8,6 +8,7 @@
 #include "viewer/models/causal_path_model.hpp"
 
 #include "viewer/analysis/units.hpp"
+#include "viewer/models/qt_text.hpp"
 
 namespace skein {
 
@@ -87,8 +88,8 @@ QVariant CausalPathModel::data(const QModelIndex& index, int role) const {
         case kCause: return thread_name(s.cause);
         case kHow:
           return s.detail.empty() || s.kind != WhyStepKind::notify
-                     ? QString::fromUtf8(how.data(), qsizetype(how.size()))
-                     : QStringLiteral("%1 (%2)").arg(QString::fromUtf8(how.data(), qsizetype(how.size())),
+                     ? qt_text(how)
+                     : QStringLiteral("%1 (%2)").arg(qt_text(how),
                                                      QString::fromStdString(s.detail));
         case kEffect: return thread_name(s.effect);
         case kAt: return QString::fromStdString(format_time_us(s.cause_time));
@@ -101,7 +102,7 @@ QVariant CausalPathModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::ToolTipRole:
       return QStringLiteral("%1 %2 %3 (record %4 → record %5)")
-          .arg(thread_name(s.cause), QString::fromUtf8(how.data(), qsizetype(how.size())), thread_name(s.effect))
+          .arg(thread_name(s.cause), qt_text(how), thread_name(s.effect))
           .arg(s.cause_event)
           .arg(s.effect_event);
     case CauseRole: return QVariant::fromValue<qint64>(s.cause);

@@ -456,10 +456,10 @@ void paint_anomalies(Frame& f) {
       all.begin());
   // The rows a drawn finding can touch. Slots increase with rows, and a row
   // five slots or more above the top one has its line at y < -8 and above
-  // the rows area by more than a link's 20 px of slack, one as far below the last slot
-  // past the bottom: a finding whose rows, its own and its link's far end,
-  // all lie beyond such a row on one side is neither on screen nor linked
-  // across it. finding_rows says so in 8 bytes a finding.
+  // the rows area by more than a link's 20 px of slack, one as far below
+  // the last slot past the bottom: a finding whose rows, its own and its
+  // link's far end, all lie beyond such a row on one side is neither on
+  // screen nor linked across it. finding_rows says so in 8 bytes a finding.
   constexpr std::int64_t kSlack = 4;
   static_assert(TimelineGeometry::kRulerHeight + TimelineGeometry::kDensityHeight + TimelineGeometry::kLineOffset + 20 <
                 (kSlack + 1) * TimelineGeometry::kRowHeight);
@@ -470,8 +470,10 @@ void paint_anomalies(Frame& f) {
       kSlack;
   const auto slot_count = static_cast<std::int64_t>(shown_rows.size());
   const bool indexed = f.data.finding_rows.size() == all.size();
-  const std::int32_t low_row = low_slot <= 0 ? INT32_MIN : low_slot < slot_count ? shown_rows[static_cast<std::size_t>(low_slot)] : INT32_MAX;
-  const std::int32_t high_row = high_slot >= slot_count - 1 ? INT32_MAX : high_slot >= 0 ? shown_rows[static_cast<std::size_t>(high_slot)] : INT32_MIN;
+  const auto row_at = [&](std::int64_t slot) { return shown_rows[static_cast<std::size_t>(slot)]; };
+  const std::int32_t low_row = low_slot <= 0 ? INT32_MIN : low_slot < slot_count ? row_at(low_slot) : INT32_MAX;
+  const std::int32_t high_row =
+      high_slot >= slot_count - 1 ? INT32_MAX : high_slot >= 0 ? row_at(high_slot) : INT32_MIN;
   for (std::size_t i = first; i < last; ++i) {
     if (indexed) {
       const FindingRowSpan rows = f.data.finding_rows[i];

@@ -187,8 +187,9 @@ class FindingTaskTest : public QObject {
     };
     QStringList by_severity;
     for (const char* severity : {"error", "warning", "note"}) {
-      const auto n = static_cast<std::size_t>(std::count_if(full().anomalies.begin(), full().anomalies.end(),
-                                                            [&](const TimelineAnomaly& a) { return a.severity() == severity; }));
+      const auto n = static_cast<std::size_t>(
+          std::count_if(full().anomalies.begin(), full().anomalies.end(),
+                        [&](const TimelineAnomaly& a) { return a.severity() == severity; }));
       if (n > 0) by_severity << phrase(n, severity);
     }
     const std::size_t n = full().anomalies.size();
