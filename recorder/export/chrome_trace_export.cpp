@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "recorder/export/json_stream.hpp"
+#include "recorder/store/activations_table.hpp"
 #include "recorder/store/events_table.hpp"
 
 namespace skein {
@@ -189,12 +190,10 @@ std::int64_t header_pid(TraceStore& store) {
 
 // Every thread's activation extent, in one pass over activations.
 Status read_activation_extents(TraceStore& store, TrackTable& tracks) {
-  auto q = store.database().prepare("SELECT thread, start, end FROM activations ORDER BY id");
-  if (!q) return q.error();
-  return q.value().for_each_row([&](SqliteStatement&) {
-    Track& t = tracks.at(q.value().int64(0));
-    const TimeNs start = q.value().int64(1);
-    const TimeNs end = q.value().int64(2);
+  return for_each_activation(store.database(), [&](const StoredActivation& a) {
+    Track& t = tracks.at(a.thread);
+    const TimeNs start = a.start;
+    const TimeNs end = a.end;
     if (t.first_start == kNoTime || start < t.first_start) t.first_start = start;
     if (t.last_end == kNoTime || end > t.last_end) t.last_end = end;
   });
@@ -235,13 +234,10 @@ void write_thread_slice(ChromeWriter& w, const StoredThread& t, const Track& tra
 }
 
 Status write_activations(TraceStore& store, ChromeWriter& w, TrackTable& tracks) {
-  auto q = store.database().prepare("SELECT thread, start, end FROM activations ORDER BY id");
-  if (!q) return q.error();
-  return q.value().for_each_row([&](SqliteStatement&) {
-    const TimeNs start = q.value().int64(1);
-    w.begin('X', tracks.at(q.value().int64(0)).tid);
-    w.ts(start);
-    w.dur(std::max<TimeNs>(q.value().int64(2) - start, 0));
+  return for_each_activation(store.database(), [&](const StoredActivation& a) {
+    w.begin('X', tracks.at(a.thread).tid);
+    w.ts(a.start);
+    w.dur(std::max<TimeNs>(a.end - a.start, 0));
     w.json().raw(",\"cat\":\"run\",\"name\":\"run\"}");
   });
 }

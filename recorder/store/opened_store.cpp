@@ -200,10 +200,7 @@ OpenedStore open_store(const std::string& path, const StoreOpenOptions& options)
   }
   out.imported = true;
   out.import_report = std::move(imported.report);
-  // What this import just wrote needs no scan of its values, unless
-  // someone changed it since (trace_database.hpp, open_written).
-  auto store = imported.written ? TraceDatabase::open_written(out.database_path, *imported.written)
-                                : TraceStore::open(out.database_path);
+  auto store = TraceStore::open(out.database_path);
   if (!store) return fail(OpenedStore::Failure::database, store.error());
   out.store.emplace(std::move(store).value());
   return out;

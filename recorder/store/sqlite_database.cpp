@@ -290,4 +290,32 @@ std::optional<std::string> SqliteStatement::optional_text(int column) const {
   return std::string(text(column));
 }
 
+SqliteStatement::Storage SqliteStatement::storage(int column) const {
+  switch (sqlite3_column_type(stmt_, column)) {
+    case SQLITE_INTEGER: return Storage::integer;
+    case SQLITE_FLOAT: return Storage::real;
+    case SQLITE_TEXT: return Storage::text;
+    case SQLITE_BLOB: return Storage::blob;
+    default: return Storage::null;
+  }
+}
+
+std::string SqliteStatement::quoted(int column) const {
+  // sqlite3_bind_value takes the column's unprotected value, as SQLite
+  // allows; the statement is this connection's, finalized here.
+  sqlite3_stmt* quote = nullptr;
+  if (sqlite3_prepare_v2(sqlite3_db_handle(stmt_), "SELECT quote(?1)", -1, &quote, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(quote);
+    return "(a value SQLite could not quote)";
+  }
+  std::string out = "(a value SQLite could not quote)";
+  if (sqlite3_bind_value(quote, 1, sqlite3_column_value(stmt_, column)) == SQLITE_OK &&
+      sqlite3_step(quote) == SQLITE_ROW) {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(quote, 0));
+    if (p != nullptr) out.assign(p, static_cast<std::size_t>(sqlite3_column_bytes(quote, 0)));
+  }
+  sqlite3_finalize(quote);
+  return out;
+}
+
 }  // namespace skein

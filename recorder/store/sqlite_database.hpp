@@ -152,6 +152,15 @@ class SqliteStatement {
   [[nodiscard]] std::optional<std::int64_t> optional_int64(int column) const;
   [[nodiscard]] std::optional<std::string> optional_text(int column) const;
 
+  // How SQLite stores a column's value on this row (its storage class).
+  enum class Storage : std::uint8_t { integer, real, text, blob, null };
+  [[nodiscard]] Storage storage(int column) const;
+  // The value as SQL's quote() spells it (12, 1.0e+300, 'it''s', X'00',
+  // NULL), asked of SQLite on the same connection: for messages.
+  [[nodiscard]] std::string quoted(int column) const;
+  // The database's name, for messages.
+  [[nodiscard]] const std::string& database_name() const { return name_; }
+
  private:
   friend class SqliteDatabase;
   SqliteStatement(sqlite3_stmt* stmt, std::string name) : stmt_(stmt), name_(std::move(name)) {}

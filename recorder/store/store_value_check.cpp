@@ -1,106 +1,80 @@
-// store_value_check.cpp — meta's first_time and end_time are checked
-// first, then each table in kChecks with one query, built from those fixed
-// table and column names, whose WHERE clause is true for a row with any
-// value out of range (LIMIT 1). The same predicates, selected beside each
-// value's quote(), say which column it was. The predicates rely on SQLite's
-// ordering: NULL compares as NULL and passes, text and blobs sort above
-// every number and fail the upper bound.
+// store_value_check.cpp — CheckedValues tests each value's storage class
+// first: an integer is compared as it is; a real is compared against the
+// exact powers of two that bound the range (2^62 for times, ±2^63 for ids,
+// both exact in a double) before it is truncated, so no conversion
+// overflows; text and blobs fail. The first fault is kept with its value
+// quoted by SQLite while the statement is still on the row.
 #include "recorder/store/store_value_check.hpp"
-
-#include <array>
-#include <optional>
-#include <string>
-
-#include "recorder/format/record.hpp"
 
 namespace skein {
 namespace {
 
-enum class Rule : std::uint8_t { time, thread };
+constexpr double kTimeBound = 4611686018427387904.0;  // 2^62 = kMaxTime + 1
+constexpr double kIdBound = 9223372036854775808.0;    // 2^63
+static_assert(static_cast<TimeNs>(kTimeBound) - 1 == kMaxTime, "kTimeBound is kMaxTime + 1");
 
-struct ColumnCheck {
-  std::string_view column;
-  Rule rule;
-};
+std::string_view rule_text_time() { return "times are 0 to 4611686018427387903 ns"; }
+std::string_view rule_text_thread() { return "thread ids are -9223372036854775807 to 9223372036854775807"; }
 
-struct TableCheck {
-  std::string_view table;
-  std::string_view row;  // an SQL expression naming the row in messages
-  std::array<ColumnCheck, 7> columns;
-  std::size_t count;
-};
-
-constexpr std::string_view kMaxTimeSql = "4611686018427387903";
-static_assert(kMaxTime == 4611686018427387903, "kMaxTimeSql spells kMaxTime");
-
-// True (1) for a value out of range; NULL, which compares as NULL, passes.
-// Text and blobs compare greater than every number, so they fail the upper
-// bound.
-std::string predicate(const ColumnCheck& c) {
-  const std::string col = "\"" + std::string(c.column) + "\"";
-  switch (c.rule) {
-    case Rule::time: return "(" + col + " < 0 OR " + col + " > " + std::string(kMaxTimeSql) + ")";
-    case Rule::thread:
-      return "(" + col + " < -9223372036854775807 OR " + col + " > 9223372036854775807)";
-  }
-  return "1";
+Diagnostic damaged(const std::string& file, const std::string& why) {
+  return file_error(file, "damaged Skein database: " + why);
 }
 
-std::string rule_text(Rule rule) {
-  switch (rule) {
-    case Rule::time: return "times are 0 to " + std::to_string(kMaxTime) + " ns";
-    case Rule::thread: return "thread ids are -9223372036854775807 to 9223372036854775807";
+}  // namespace
+
+std::optional<TimeNs> CheckedValues::time(int column, std::string_view name) {
+  using Storage = SqliteStatement::Storage;
+  switch (row_.storage(column)) {
+    case Storage::null: return std::nullopt;
+    case Storage::integer: {
+      const TimeNs t = row_.int64(column);
+      if (is_valid_time(t)) return t;
+      break;
+    }
+    case Storage::real: {
+      const double d = row_.real(column);
+      if (d >= 0 && d < kTimeBound) return static_cast<TimeNs>(d);
+      break;
+    }
+    case Storage::text:
+    case Storage::blob: break;
   }
-  return {};
+  out_of_range(column, name, Rule::time);
+  return std::nullopt;
 }
 
-// The columns that hold times and thread ids (SCHEMA.md). thread_spans is
-// not read by Skein; anomalies and transfers, added by the lints, are read
-// where they are used; the records packed in event_blocks are checked by
-// their decoder as they are read (event_block_codec.hpp).
-constexpr std::array<TableCheck, 4> kChecks = {{
-    {"activations", "'activations row ' || id",
-     {{{"thread", Rule::thread}, {"start", Rule::time}, {"end", Rule::time}}},
-     3},
-    {"threads", "'threads row ' || id",
-     {{{"id", Rule::thread},
-       {"parent", Rule::thread},
-       {"merged_into", Rule::thread},
-       {"created", Rule::time},
-       {"first_run", Rule::time},
-       {"resolved", Rule::time},
-       {"run_time", Rule::time}}},
-     7},
-    {"counters", "'counter ' || quote(name) || ' at event ' || event", {{{"time", Rule::time}}}, 1},
-    {"event_blocks", "'event_blocks row ' || id", {{{"start", Rule::time}, {"end", Rule::time}}}, 2},
-}};
-
-Diagnostic damaged(const SqliteDatabase& db, const std::string& why) {
-  return file_error(db.name(), "damaged Skein database: " + why);
+std::optional<ThreadId> CheckedValues::thread(int column, std::string_view name) {
+  using Storage = SqliteStatement::Storage;
+  switch (row_.storage(column)) {
+    case Storage::null: return std::nullopt;
+    case Storage::integer: {
+      const ThreadId id = row_.int64(column);
+      if (is_valid_thread_id(id)) return id;
+      break;
+    }
+    case Storage::real: {
+      // Strictly inside ±2^63: truncated, an int64 other than -2^63.
+      const double d = row_.real(column);
+      if (d > -kIdBound && d < kIdBound) return static_cast<ThreadId>(d);
+      break;
+    }
+    case Storage::text:
+    case Storage::blob: break;
+  }
+  out_of_range(column, name, Rule::thread);
+  return std::nullopt;
 }
 
-Status check_table(SqliteDatabase& db, const TableCheck& t) {
-  std::string sql = "SELECT " + std::string(t.row);
-  std::string where;
-  for (std::size_t k = 0; k < t.count; ++k) {
-    const std::string p = predicate(t.columns[k]);
-    sql += ", " + p + ", quote(\"" + std::string(t.columns[k].column) + "\")";
-    where += (k == 0 ? "" : " OR ") + p;
-  }
-  sql += " FROM " + std::string(t.table) + " WHERE " + where + " LIMIT 1";
-  auto q = db.prepare(sql);
-  if (!q) return q.error();
-  auto row = q.value().step();
-  if (!row) return row.error();
-  if (!row.value()) return {};
-  SqliteStatement& s = q.value();
-  for (std::size_t k = 0; k < t.count; ++k) {
-    const int at = 1 + 2 * static_cast<int>(k);
-    if (s.is_null(at) || s.int64(at) == 0) continue;
-    return damaged(db, std::string(s.text(0)) + ": " + std::string(t.columns[k].column) + " is " +
-                           std::string(s.text(at + 1)) + " (" + rule_text(t.columns[k].rule) + ")");
-  }
-  return damaged(db, std::string(s.text(0)) + ": a value out of range");  // defensive: one predicate held
+void CheckedValues::out_of_range(int column, std::string_view name, Rule rule) {
+  if (fault_) return;
+  fault_ = Fault{name, rule, row_.quoted(column)};
+}
+
+Status CheckedValues::fault(const std::string& row) const {
+  return damaged(row_.database_name(), row + ": " + std::string(fault_->name) + " is " + fault_->value + " (" +
+                                           std::string(fault_->rule == Rule::time ? rule_text_time()
+                                                                                  : rule_text_thread()) +
+                                           ")");
 }
 
 // meta's first_time and end_time size and map every picture of the trace.
@@ -115,23 +89,15 @@ Status check_meta_times(SqliteDatabase& db) {
     const bool integer = s.int64(1) != 0;
     const TimeNs value = integer ? s.int64(3) : 0;
     if (!integer || !is_valid_time(value))
-      return damaged(db, "meta " + key + " is " + std::string(s.text(2)) + " (" + rule_text(Rule::time) + ")");
+      return damaged(db.name(), "meta " + key + " is " + std::string(s.text(2)) + " (" +
+                                    std::string(rule_text_time()) + ")");
     (key == "first_time" ? first : end) = value;
     return {};
   });
   if (!walked.ok()) return walked;
   if (first && end && *first > *end)
-    return damaged(db, "meta first_time " + std::to_string(*first) + " is after end_time " +
-                           std::to_string(*end));
-  return {};
-}
-
-}  // namespace
-
-Status check_store_values(SqliteDatabase& db) {
-  if (Status s = check_meta_times(db); !s.ok()) return s;
-  for (const TableCheck& t : kChecks)
-    if (Status s = check_table(db, t); !s.ok()) return s;
+    return damaged(db.name(), "meta first_time " + std::to_string(*first) + " is after end_time " +
+                                  std::to_string(*end));
   return {};
 }
 

@@ -487,11 +487,7 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
                      static_cast<std::int64_t>(model.warning_counts[k])));
   if (!written.ok()) return failure(written.error());
   if (Status s = w.finish(); !s.ok()) return failure(s.error());
-  // A rename keeps the file, and so its stamp: taken here, it is the
-  // stamp of TARGET once committed.
-  auto stamp_written = TraceDatabase::stamp_of(output.value().database_path());
   if (Status s = output.value().commit(options.sync); !s.ok()) return failure(s.error());
-  if (stamp_written) result.written = stamp_written.value();
   report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return result;
 }

@@ -63,7 +63,6 @@
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/import/trace_source.hpp"
 #include "recorder/store/store_schema.hpp"
-#include "recorder/store/trace_database.hpp"
 
 namespace skein {
 
@@ -124,10 +123,6 @@ struct ImportResult {
   Failure failure = Failure::none;
   Diagnostic error;  // when failure != none
   ImportReport report;
-  // The stamp of the database written (trace_database.hpp), taken once it
-  // was complete and closed, before it was renamed into place: what
-  // TraceDatabase::open_written compares. Set when ok().
-  std::optional<CheckedContent> written;
 
   [[nodiscard]] bool ok() const { return failure == Failure::none; }
 };

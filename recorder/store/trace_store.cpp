@@ -1,12 +1,13 @@
 // trace_store.cpp — open() is the owner's (trace_database.cpp), which runs
-// open_untrusted, the schema check and the value check, and builds a store
-// only if all pass. Each accessor
-// prepares its own SELECT and reads every row into plain structs (threads,
-// sites, warnings and heads ordered by id, meta by key). meta_int matches
-// only integer-typed values; the meta_* lookups return nullopt on any error.
+// open_untrusted and the schema check, and builds a store only if both
+// pass. Each accessor prepares its own SELECT and reads every row into
+// plain structs (threads, sites, warnings and heads ordered by id, meta by
+// key); threads' ids and times are checked as read (store_value_check.hpp).
+// meta_int matches only integer-typed values; the meta_* lookups return nullopt on any error.
 // thread_counts sums with total(), which returns reals, read back as counts.
 #include "recorder/store/trace_store.hpp"
 
+#include "recorder/store/store_value_check.hpp"
 #include "recorder/store/trace_database.hpp"
 
 namespace skein {
@@ -60,22 +61,25 @@ Result<std::vector<StoredThread>> TraceStore::threads() {
   if (!q) return q.error();
   SqliteStatement& s = q.value();
   std::vector<StoredThread> out;
-  const Status walked = s.for_each_row([&](SqliteStatement&) {
+  const Status walked = s.for_each_row([&](SqliteStatement&) -> Status {
+    CheckedValues v(s);
     StoredThread t;
-    t.id = s.int64(0);
-    t.parent = s.optional_int64(1);
+    t.id = v.thread(0, "id").value_or(0);
+    t.parent = v.thread(1, "parent");
     t.kind = s.optional_text(2);
     t.site = s.optional_int64(3);
     t.label = s.optional_text(4);
-    t.created = s.int64(5);
-    t.first_run = s.optional_int64(6);
-    t.resolved = s.optional_int64(7);
+    t.created = v.time(5, "created").value_or(0);
+    t.first_run = v.time(6, "first_run");
+    t.resolved = v.time(7, "resolved");
     t.outcome = s.optional_text(8);
     t.failure = s.optional_text(9);
-    t.merged_into = s.optional_int64(10);
-    t.run_time = s.int64(11);
+    t.merged_into = v.thread(10, "merged_into");
+    t.run_time = v.time(11, "run_time").value_or(0);
     t.implicit = s.int64(12) != 0;
+    if (Status bad = v.verdict([&] { return "threads row " + std::string(s.text(0)); }); !bad.ok()) return bad;
     out.push_back(std::move(t));
+    return {};
   });
   if (!walked.ok()) return walked.error();
   return out;

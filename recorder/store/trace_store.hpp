@@ -1,12 +1,14 @@
 // trace_store.hpp — reading a trace database (SCHEMA.md). A database made
 // elsewhere is untrusted input: open() opens it read-only with SQLite's
-// defensive settings and checks its version and schema
-// (store_schema.hpp), then that every id and time it holds is within the
-// format's limits (store_value_check.hpp), before anything else reads it
-// (trace_database.hpp, the file's owner, does this once per content):
-// code reading an opened store may rely on record.hpp's limits. Then small typed
-// queries give what the command line and the viewer share: meta, record
-// counts per head, threads, warnings. Other queries go through database().
+// defensive settings and checks its version, its schema (store_schema.hpp)
+// and meta's times; every other id and time is checked against the
+// format's limits where it is read (store_value_check.hpp), so code given
+// a value by a reader may rely on record.hpp's limits, and a query that
+// reads its table bare (database()) must check what it takes as the
+// readers here do. trace_database.hpp, the file's owner, opens it. Then
+// small typed queries give what the command line and the viewer share:
+// meta, record counts per head, threads, warnings. Other queries go through
+// database().
 #pragma once
 
 #include <cstdint>

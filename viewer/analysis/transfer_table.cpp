@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "recorder/store/derived_tables.hpp"
+#include "recorder/store/store_value_check.hpp"
 
 namespace skein {
 
@@ -20,10 +21,13 @@ Result<MergeGroups> merge_group_roots(SqliteDatabase& db) {
   MergeGroups groups;
   auto merges = db.prepare("SELECT id, merged_into FROM threads WHERE merged_into IS NOT NULL");
   if (!merges) return merges.error();
-  const Status walked = merges.value().for_each_row([&](SqliteStatement&) {
-    const ThreadId a = merges.value().int64(0);
-    const ThreadId b = merges.value().int64(1);
+  const Status walked = merges.value().for_each_row([&](SqliteStatement& q) -> Status {
+    CheckedValues v(q);
+    const ThreadId a = v.thread(0, "id").value_or(kScheduler);
+    const ThreadId b = v.thread(1, "merged_into").value_or(kScheduler);
+    if (Status bad = v.verdict([&] { return "threads row " + std::string(q.text(0)); }); !bad.ok()) return bad;
     if (a != kScheduler && b != kScheduler) groups.merge(a, b);
+    return {};
   });
   if (!walked.ok()) return walked.error();
   return groups;

@@ -8,6 +8,7 @@
 
 #include "viewer/analysis/merge_groups.hpp"
 #include "recorder/export/output_escape.hpp"
+#include "recorder/store/store_value_check.hpp"
 #include "viewer/analysis/transfer_table.hpp"
 
 namespace skein {
@@ -77,11 +78,16 @@ struct WhyEngine::State {
     }
     std::optional<ThreadRow> out;
     if (row.value()) {
+      CheckedValues v(thread_q);
       ThreadRow t;
       t.first_event = thread_q.int64(0);
       t.last_event = thread_q.int64(1);
-      t.parent = thread_q.optional_int64(2);
+      t.parent = v.thread(2, "parent");
       if (const auto k = thread_q.optional_text(3)) t.kind = *k;
+      if (Status bad = v.verdict([&] { return "threads row " + std::to_string(id); }); !bad.ok()) {
+        thread_q.reset();
+        return bad.error();
+      }
       out = std::move(t);
     }
     thread_q.reset();
@@ -172,14 +178,19 @@ struct WhyEngine::State {
   Result<bool> runs_at(ThreadId subject, TimeNs at) {
     active_q.bind(1, static_cast<std::int64_t>(at));
     bool runs = false;
+    Status damaged;
     const Status walked = active_q.for_each_row([&](SqliteStatement& row) {
-      if (row.int64(1) < at) return false;
-      const ThreadId t = row.int64(0);
+      CheckedValues v(row);
+      const ThreadId t = v.thread(0, "thread").value_or(0);
+      const TimeNs end = v.time(1, "end").value_or(0);
+      damaged = v.verdict([&] { return "activations row " + std::string(row.text(2)); });
+      if (!damaged.ok() || end < at) return false;
       runs = t == subject || same_group(t, subject);
       return !runs;
     });
     active_q.reset();
     if (!walked.ok()) return walked.error();
+    if (!damaged.ok()) return damaged.error();
     return runs;
   }
   // The `grp` of transfer_table.hpp.
@@ -258,7 +269,7 @@ Result<WhyEngine> WhyEngine::open(TraceStore& store) {
   // The latest activation to start at or before a time: among those up to
   // the last that starts in a block starting by then (ids grow with start).
   auto active = db.prepare(
-      "SELECT thread, \"end\" FROM activations WHERE id <= (SELECT max(last_activation) FROM event_blocks "
+      "SELECT thread, \"end\", id FROM activations WHERE id <= (SELECT max(last_activation) FROM event_blocks "
       "WHERE start <= ?1) AND start <= ?1 ORDER BY id DESC");
   if (!active) return active.error();
   auto state = std::make_unique<State>(std::move(event).value(), std::move(thread).value(), std::move(block).value(),

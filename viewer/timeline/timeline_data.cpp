@@ -20,7 +20,9 @@
 #endif
 
 #include "recorder/format/checked_arithmetic.hpp"
+#include "recorder/store/activations_table.hpp"
 #include "recorder/store/events_table.hpp"
+#include "recorder/store/store_value_check.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/timeline/layout_cache.hpp"
 #include "recorder/store/thread_layout.hpp"
@@ -166,23 +168,28 @@ Status read_threads(SqliteDatabase& db, Interner& strings, TimelineData& data,
                     std::vector<LayoutThread>& layout_input) {
   if (Status s = db.for_each_row("SELECT id, parent, kind, site, label, created, resolved, outcome, failure, merged_into, first_run, "
           "run_time FROM threads ORDER BY id",
-          [&](SqliteStatement& q) {
+          [&](SqliteStatement& q) -> Status {
+            CheckedValues v(q);
             TimelineThread t;
-            t.id = q.int64(0);
-            t.parent = q.optional_int64(1).value_or(-1);
+            t.id = v.thread(0, "id").value_or(0);
+            const std::optional<ThreadId> parent = v.thread(1, "parent");
+            t.parent = parent.value_or(-1);
             t.kind = strings.intern(q.is_null(2) ? std::string_view() : q.text(2));
             t.site = q.optional_int64(3).value_or(-1);
             t.label = strings.intern(q.is_null(4) ? std::string_view() : q.text(4));
-            t.start = q.int64(5);
+            t.start = v.time(5, "created").value_or(0);
             t.outcome = outcome_of(q.optional_text(7));
-            t.end = std::max(t.start, q.optional_int64(6).value_or(data.end_time));
+            t.end = std::max(t.start, v.time(6, "resolved").value_or(data.end_time));
             t.failure = strings.intern(q.is_null(8) ? std::string_view() : q.text(8));
-            t.merged_into = q.optional_int64(9).value_or(-1);
-            t.first_run = q.optional_int64(10).value_or(-1);
-            t.run_time = q.optional_int64(11).value_or(0);
-            LayoutThread l{t.id, q.optional_int64(1), t.start, t.end, q.optional_int64(9), t.label != 0};
+            const std::optional<ThreadId> merged_into = v.thread(9, "merged_into");
+            t.merged_into = merged_into.value_or(-1);
+            t.first_run = v.time(10, "first_run").value_or(-1);
+            t.run_time = v.time(11, "run_time").value_or(0);
+            if (Status bad = v.verdict([&] { return "threads row " + std::string(q.text(0)); }); !bad.ok()) return bad;
+            LayoutThread l{t.id, parent, t.start, t.end, merged_into, t.label != 0};
             data.threads.push_back(t);
             layout_input.push_back(l);
+            return {};
           });
       !s.ok())
     return s;
@@ -235,13 +242,13 @@ void place_rows(TraceStore& store, const TimelineLoadOptions& options, std::vect
 // Activations, in id order (= start order); their starts, for the idle
 // bands.
 Status read_activations(SqliteDatabase& db, TimelineData& data, std::vector<TimeNs>& activation_starts) {
-  if (Status s = db.for_each_row("SELECT thread, start, end FROM activations ORDER BY id",
-                              [&](SqliteStatement& q) {
-                                activation_starts.push_back(q.int64(1));
-                                auto i = data.thread_index(q.int64(0));
-                                if (!i) return;
-                                place_activation(data, TimelineActivation{q.int64(1), q.int64(2), *i});
-                              });
+  if (Status s = for_each_activation(db,
+                                     [&](const StoredActivation& a) {
+                                       activation_starts.push_back(a.start);
+                                       auto i = data.thread_index(a.thread);
+                                       if (!i) return;
+                                       place_activation(data, TimelineActivation{a.start, a.end, *i});
+                                     });
       !s.ok())
     return s;
 
@@ -362,18 +369,26 @@ void derive_idle(std::vector<TimeNs>& activation_starts, std::vector<TimeNs>& id
 
 // Counters, clustered by name then time.
 Status read_counters(SqliteDatabase& db, TimelineData& data) {
-  if (Status s = db.for_each_row("SELECT name, time, value FROM counters ORDER BY name, time",
-                              [&](SqliteStatement& q) {
-                                const std::string_view name = q.text(0);
-                                if (data.counters.empty() || data.counters.back().name != name) {
-                                  data.counters.push_back(TimelineCounter{std::string(name), {}, {}, q.int64(2), q.int64(2)});
-                                }
-                                TimelineCounter& c = data.counters.back();
-                                c.times.push_back(q.int64(1));
-                                c.values.push_back(q.int64(2));
-                                c.min = std::min(c.min, q.int64(2));
-                                c.max = std::max(c.max, q.int64(2));
-                              });
+  if (Status s = db.for_each_row("SELECT name, time, value, event FROM counters ORDER BY name, time",
+                                 [&](SqliteStatement& q) -> Status {
+                                   CheckedValues v(q);
+                                   const TimeNs time = v.time(1, "time").value_or(0);
+                                   if (Status bad = v.verdict([&] {
+                                         return "counter " + q.quoted(0) + " at event " + std::string(q.text(3));
+                                       });
+                                       !bad.ok())
+                                     return bad;
+                                   const std::string_view name = q.text(0);
+                                   const std::int64_t value = q.int64(2);
+                                   if (data.counters.empty() || data.counters.back().name != name)
+                                     data.counters.push_back(TimelineCounter{std::string(name), {}, {}, value, value});
+                                   TimelineCounter& c = data.counters.back();
+                                   c.times.push_back(time);
+                                   c.values.push_back(value);
+                                   c.min = std::min(c.min, value);
+                                   c.max = std::max(c.max, value);
+                                   return {};
+                                 });
       !s.ok())
     return s;
   // Defensive, as for threads: a damaged key order.

@@ -1,7 +1,7 @@
 // trace_database_test.cpp — the one owner of a trace database
 // (trace_database.hpp): every reader and writer is of the file first
-// opened, the values are checked once per content (and again after anyone
-// else changed it), one writer at a time, and a write is all or nothing.
+// opened, a value damaged by anyone is refused by whichever reader reads
+// it, one writer at a time, and a write is all or nothing.
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
@@ -10,6 +10,7 @@
 #include <future>
 #include <string>
 
+#include "recorder/store/activations_table.hpp"
 #include "recorder/store/derived_tables.hpp"
 #include "recorder/store/trace_database.hpp"
 #include "recorder/store/trace_store.hpp"
@@ -31,7 +32,7 @@ std::string imported(TempDir& dir, const std::string& name = "t.db") {
 
 }  // namespace
 
-TEST_CASE("trace database: a reader of unchanged content checks its values no more") {
+TEST_CASE("trace database: every reader is of the first open's owner and file") {
   TempDir dir;
   const std::string db = imported(dir);
   auto first = TraceStore::open(db);
@@ -39,7 +40,6 @@ TEST_CASE("trace database: a reader of unchanged content checks its values no mo
   const std::shared_ptr<TraceDatabase> owner = first.value().owner();
   REQUIRE(owner != nullptr);
   CHECK(owner->path() == db);
-  CHECK(owner->value_checks() == 1);
   for (int i = 0; i < 3; ++i) {
     auto reader = owner->reader();
     REQUIRE(reader.ok());
@@ -47,10 +47,9 @@ TEST_CASE("trace database: a reader of unchanged content checks its values no mo
     // Task 1 and the scheduler's thread 0, which its spawn names.
     CHECK(reader.value().threads().value().size() == 2);
   }
-  CHECK(owner->value_checks() == 1);
 }
 
-TEST_CASE("trace database: what its own writer wrote needs no new check, what another wrote does") {
+TEST_CASE("trace database: what its own writer wrote, and what another wrote, the next reader reads") {
   TempDir dir;
   const std::string db = imported(dir);
   const std::shared_ptr<TraceDatabase> owner = test::owner_of(db);
@@ -61,30 +60,58 @@ TEST_CASE("trace database: what its own writer wrote needs no new check, what an
     REQUIRE(write.value().database().exec("INSERT INTO layout_v2(thread, row) VALUES (1, 0)").ok());
     REQUIRE(write.value().commit().ok());
   }
-  REQUIRE(owner->reader().ok());
-  CHECK(owner->value_checks() == 1);
+  {
+    auto reader = owner->reader();
+    REQUIRE(reader.ok());
+    CHECK(reader.value().database().query_int("SELECT row FROM layout_v2 WHERE thread = 1").value() == 0);
+  }
   CHECK(query(db, "SELECT thread, row FROM layout_v2") == "1|0\n");
 
-  // Another tool adds a table of its own: the content changed, so the next
-  // reader checks the values again, and the one after it does not.
-  REQUIRE(test::edit_database(db, "CREATE TABLE notes(text TEXT)").empty());
-  REQUIRE(owner->reader().ok());
-  CHECK(owner->value_checks() == 2);
-  REQUIRE(owner->reader().ok());
-  CHECK(owner->value_checks() == 2);
+  // Another tool adds a table of its own and a row to it.
+  REQUIRE(test::edit_database(db, "CREATE TABLE notes(text TEXT); INSERT INTO notes VALUES ('seen')").empty());
+  auto reader = owner->reader();
+  REQUIRE(reader.ok());
+  CHECK(reader.value().database().query_int("SELECT count(*) FROM notes").value() == 1);
 }
 
-TEST_CASE("trace database: a value damaged after the open is caught by the next reader") {
+TEST_CASE("trace database: a value damaged after the open is refused by the reader that reads it") {
   TempDir dir;
   const std::string db = imported(dir);
   const std::shared_ptr<TraceDatabase> owner = test::owner_of(db);
   // An update in place: the file's size does not change, and its time may
-  // not either within the clock's tick; SQLite's change counter does.
-  REQUIRE(test::edit_database(db, "UPDATE activations SET start = 9223372036854775807 WHERE id = 1").empty());
+  // not either within the clock's tick.
+  REQUIRE(test::edit_database(db, "UPDATE activations SET start = 9223372036854775807 WHERE id = 1;"
+                                  "UPDATE threads SET run_time = -1 WHERE id = 1")
+              .empty());
   auto reader = owner->reader();
-  REQUIRE_FALSE(reader.ok());
-  CHECK_THAT(reader.error().to_string(), Catch::Contains(db + ": damaged Skein database: activations row 1: start is "
-                                                              "9223372036854775807"));
+  REQUIRE(reader.ok());
+  std::size_t read = 0;
+  const Status walked = for_each_activation(reader.value().database(), [&](const StoredActivation&) { ++read; });
+  REQUIRE_FALSE(walked.ok());
+  CHECK(read == 0);
+  CHECK(walked.error().to_string() == db + ": damaged Skein database: activations row 1: start is "
+                                           "9223372036854775807 (times are 0 to 4611686018427387903 ns)");
+  auto threads = reader.value().threads();
+  REQUIRE_FALSE(threads.ok());
+  CHECK(threads.error().to_string() ==
+        db + ": damaged Skein database: threads row 1: run_time is -1 (times are 0 to 4611686018427387903 ns)");
+}
+
+TEST_CASE("trace database: opening reads no value of the tables it checks as read") {
+  TempDir dir;
+  const std::string db = imported(dir);
+  // Every row of both tables out of range: the open checks the shape and
+  // meta's times only.
+  REQUIRE(test::edit_database(db, "UPDATE activations SET \"end\" = 'soon'; UPDATE threads SET parent = "
+                                  "-9223372036854775808")
+              .empty());
+  auto store = TraceStore::open(db);
+  REQUIRE(store.ok());
+  auto threads = store.value().threads();
+  REQUIRE_FALSE(threads.ok());
+  CHECK(threads.error().to_string() ==
+        db + ": damaged Skein database: threads row 0: parent is -9223372036854775808 (thread ids are "
+             "-9223372036854775807 to 9223372036854775807)");
 }
 
 TEST_CASE("trace database: after a replacement at its path, neither a reader nor a writer is given") {
@@ -184,36 +211,4 @@ TEST_CASE("derived tables: each is created exactly as the readers expect it") {
   REQUIRE(columns.ok());
   CHECK(columns.value());
   REQUIRE(write.value().commit().ok());
-}
-
-TEST_CASE("trace database: what this process's import just wrote opens without a scan, unless changed since") {
-  TempDir dir;
-  const std::string db = dir.file("t.db");
-  const ImportResult result = test::import_text(kTrace, db);
-  REQUIRE(result.ok());
-  REQUIRE(result.written.has_value());
-  SECTION("unchanged: the schema is checked, the values are not scanned") {
-    auto store = TraceDatabase::open_written(db, *result.written);
-    REQUIRE(store.ok());
-    CHECK(store.value().owner()->value_checks() == 0);
-    CHECK(store.value().threads().value().size() == 2);
-    // A further reader of the same content scans nothing either.
-    REQUIRE(store.value().owner()->reader().ok());
-    CHECK(store.value().owner()->value_checks() == 0);
-  }
-  SECTION("changed since: opened as any database is, and a damaged value is caught") {
-    REQUIRE(test::edit_database(db, "UPDATE activations SET start = 9223372036854775807 WHERE id = 1").empty());
-    auto store = TraceDatabase::open_written(db, *result.written);
-    REQUIRE_FALSE(store.ok());
-    CHECK_THAT(store.error().to_string(), Catch::Contains(db + ": damaged Skein database: activations row 1: start is "
-                                                               "9223372036854775807"));
-  }
-  SECTION("replaced since: the file at the path is opened as any database is") {
-    const ImportResult other = test::import_text(kTrace, dir.file("other.db"));
-    REQUIRE(other.ok());
-    REQUIRE(std::rename(dir.file("other.db").c_str(), db.c_str()) == 0);
-    auto store = TraceDatabase::open_written(db, *result.written);
-    REQUIRE(store.ok());
-    CHECK(store.value().owner()->value_checks() == 1);
-  }
 }
