@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/store_schema.hpp"
@@ -146,6 +147,10 @@ struct ModelDerivation::State {
   std::map<SiteId, SiteRow> sites;
   std::vector<DerivationWarningRow> warnings;
   std::uint64_t warning_count = 0;
+  // Rule 6: each distinct label a thread is given after its first (thread
+  // index, text), in the order first given, and the pairs seen so far.
+  std::vector<std::pair<std::uint32_t, TextId>> later_labels;
+  std::unordered_set<std::uint64_t> later_label_seen;
 
   // Rule 2: the running thread (kNone: nobody) since when, by which record,
   // as which activation.
@@ -294,7 +299,27 @@ struct ModelDerivation::State {
   void on(const LabelRecord& r) {
     const std::uint32_t t = mention(r.thread, r.time);
     if (t == kNone) return;
-    if (threads[t].label == kNoText) threads[t].label = model.texts.intern(r.text);
+    const TextId text = model.texts.intern(r.text);
+    TextId& first = threads[t].label;
+    if (first == kNoText) first = text;
+    else if (text != first && later_label_seen.insert((std::uint64_t{t} << 32) | text).second)
+      later_labels.emplace_back(t, text);
+  }
+
+  // Rule 6's rows, by thread id then position.
+  std::vector<ThreadLabelRow> thread_label_rows() {
+    std::stable_sort(later_labels.begin(), later_labels.end(),
+                     [&](const auto& a, const auto& b) { return threads[a.first].id < threads[b.first].id; });
+    std::vector<ThreadLabelRow> rows;
+    rows.reserve(later_labels.size() + later_labels.size() / 2);
+    for (std::size_t k = 0; k < later_labels.size(); ++k) {
+      const ThreadRow& t = threads[later_labels[k].first];
+      if (k == 0 || later_labels[k - 1].first != later_labels[k].first) rows.push_back({t.id, 0, t.label});
+      rows.push_back({t.id, rows.back().position + 1, later_labels[k].second});
+    }
+    later_labels = {};
+    later_label_seen = {};
+    return rows;
   }
 
   void on(const SwitchRecord& r) { run(mention(r.thread, r.time), r.time); }
@@ -473,6 +498,7 @@ DerivedModel ModelDerivation::finish_threads() {
   s.settle_merged_threads();
 
   DerivedModel& m = s.model;
+  m.thread_labels = s.thread_label_rows();
   m.threads = std::move(s.threads);
   // Threads are usually created in the order of their ids: then there is
   // nothing to sort (and sorting a million rows is not free on this, the

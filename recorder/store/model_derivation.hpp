@@ -45,10 +45,16 @@
 //   5. Time going backwards is a warning; records keep their order and
 //      times. An activation never ends before it starts (its end is the
 //      later of the two times).
+//   6. A thread's labels are the distinct texts of the label records that
+//      name it, in the order first given; its label is the first. A thread
+//      with two or more has them all in thread_labels, so that a reader
+//      can show its row without reading its records. Texts are compared
+//      exactly: "" is a label, and "a" and "A" are two.
 //
 // Cost: O(1) hash-map work per record. Memory grows with threads (a row,
 // an index slot, a span each, and the texts a thread keeps: its kind, first
-// label and failure) and with sites, never with records: activations and
+// label and failure), with sites and with the distinct labels of threads
+// that have several (rule 6, the rows it writes), never with records: activations and
 // event blocks are handed over as they close (take_activations,
 // take_blocks), counter records are not held here, and warnings are kept
 // up to kMaxKeptWarnings. A text is interned only for a row that keeps it.
@@ -119,6 +125,14 @@ struct ThreadRow {
   bool resolved_by_group = false;  // resolution taken from its merge group
 };
 
+// Rule 6: label number `position` (from 0, the thread's first label) of a
+// thread with two or more distinct labels: thread_labels.
+struct ThreadLabelRow {
+  ThreadId thread = 0;
+  std::int64_t position = 0;
+  TextId label = kNoText;
+};
+
 // Activations are numbered from 1 in the order they start, which is the
 // order they end (one thread runs at a time): activations.id.
 struct ActivationRow {
@@ -181,6 +195,7 @@ struct DerivedModel {
   std::vector<ActivationRow> activations;  // by event (so by start: one thread runs at a time),
                                            // those not taken by take_activations
   std::vector<SiteRow> sites;              // by id
+  std::vector<ThreadLabelRow> thread_labels;  // by thread, then position (rule 6)
   std::vector<EventBlockRow> blocks;       // by id, those not taken by take_blocks
   // thread_spans, the R*Tree over threads: per thread, created to resolved
   // (to the trace's end while pending), packed for the writer.

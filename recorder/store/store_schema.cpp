@@ -23,7 +23,7 @@ struct SchemaObject {
 // In the WITHOUT ROWID tables the key's columns come first, in key order:
 // SQLite 3.40's integrity_check wrongly reports NULLs in a NOT NULL column
 // declared between key columns.
-constexpr std::array<SchemaObject, 9> kObjects = {{
+constexpr std::array<SchemaObject, 10> kObjects = {{
     {"table", "meta", "key,value",
      "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID"},
     {"table", "heads", "id,name,records",
@@ -43,6 +43,9 @@ constexpr std::array<SchemaObject, 9> kObjects = {{
      "failure TEXT, merged_into INTEGER, run_time INTEGER NOT NULL, implicit INTEGER NOT NULL, "
      "first_event INTEGER NOT NULL, last_event INTEGER NOT NULL, first_activation INTEGER, "
      "last_activation INTEGER)"},
+    {"table", "thread_labels", "thread,position,label",
+     "CREATE TABLE thread_labels(thread INTEGER NOT NULL, position INTEGER NOT NULL, label TEXT NOT NULL, "
+     "PRIMARY KEY(thread, position)) WITHOUT ROWID"},
     {"table", "activations", "id,event,thread,start,end",
      "CREATE TABLE activations(id INTEGER PRIMARY KEY, event INTEGER NOT NULL, thread INTEGER NOT NULL, "
      "start INTEGER NOT NULL, end INTEGER NOT NULL)"},

@@ -180,6 +180,16 @@ Status StoreWriter::add_threads(const DerivedModel& m) {
       !s.ok())
     return s;
 
+  auto labels = BulkInsert::prepare(db, "thread_labels(thread, position, label)", 3);
+  if (!labels) return labels.error();
+  if (Status s = labels.value().insert(m.thread_labels, [&m](SqliteStatement& q, int p, const ThreadLabelRow& r) {
+        q.bind(p, r.thread);
+        q.bind(p + 1, r.position);
+        q.bind(p + 2, m.text(r.label));
+      });
+      !s.ok())
+    return s;
+
   if (Status s = add_activations(m.activations); !s.ok()) return s;
   if (Status s = add_blocks(m.blocks); !s.ok()) return s;
 

@@ -140,6 +140,17 @@ inline std::string query(const std::string& path, const std::string& sql) {
   return out;
 }
 
+// What thread_labels should hold (SCHEMA.md), computed from the records
+// read back as `events`, not by the import's derivation: for each thread
+// whose label records (head 2) give two or more distinct texts, each text
+// by its first appearance, as "thread|label" rows in thread then position
+// order. Run it with query().
+inline constexpr const char* kThreadLabelsFromRecords =
+    "WITH firsts AS (SELECT actor AS thread, text AS label, min(id) AS first FROM events WHERE head = 2 "
+    "GROUP BY actor, text) "
+    "SELECT thread, label FROM firsts WHERE thread IN (SELECT thread FROM firsts GROUP BY thread "
+    "HAVING count(*) >= 2) ORDER BY thread, first";
+
 // Opens the database at `path` read-write with SQLite's own library, as
 // another tool would, and runs `sql`; "" on success, else SQLite's message.
 // How tests damage or change a database behind Skein's back.

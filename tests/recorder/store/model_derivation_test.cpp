@@ -1,8 +1,8 @@
 // model_derivation_test.cpp — the derived model (model_derivation.hpp's
-// rules 1 to 5) on small traces, against expectations computed by hand:
+// rules 1 to 6) on small traces, against expectations computed by hand:
 // merge chains and groups, failures, threads pending at the end, implicit
 // threads, time going backwards, cycles of merges, activations with and
-// without switches, the event block index.
+// without switches, the event block index, threads' labels.
 #include <catch2/catch.hpp>
 
 #include "recorder/format/byte_source.hpp"
@@ -260,6 +260,42 @@ TEST_CASE("derivation: a site declared again with other contents keeps the first
   CHECK(d.warnings[0] ==
         "d.sexp:4: warning: event 3: site 1 declared again with other contents: the first is kept");
   CHECK(d.model.text(d.model.sites[0].file) == "a.cpp");
+}
+
+// "thread:position:label" per thread_labels row, in order.
+std::string thread_labels(const DerivedModel& m) {
+  std::string out;
+  for (const ThreadLabelRow& r : m.thread_labels)
+    out += std::to_string(r.thread) + ":" + std::to_string(r.position) + ":" + std::string(m.text(r.label)) + " ";
+  return out;
+}
+
+TEST_CASE("derivation: a thread's distinct labels, in the order first given, for threads with two or more") {
+  SECTION("one label, however often given: no row, the label is the thread's") {
+    const Derived d = derive("(spawn 1 1 0 t)\n(label 2 1 \"a\")\n(label 3 1 \"a\")\n(label 4 1 \"a\")\n(end 5)\n");
+    CHECK(d.model.thread_labels.empty());
+    CHECK(d.model.text(thread(d.model, 1).label) == "a");
+  }
+  SECTION("two distinct: both, first first; a label given again keeps its first place") {
+    const Derived d = derive(
+        "(spawn 1 1 0 t)\n(label 2 1 \"a\")\n(label 3 1 \"b\")\n(label 4 1 \"a\")\n(label 5 1 \"c\")\n"
+        "(label 6 1 \"b\")\n(end 7)\n");
+    CHECK(thread_labels(d.model) == "1:0:a 1:1:b 1:2:c ");
+    CHECK(d.model.text(thread(d.model, 1).label) == "a");
+  }
+  SECTION("texts compared exactly: the empty label is one, case matters") {
+    const Derived d =
+        derive("(spawn 1 1 0 t)\n(label 2 1 \"\")\n(label 3 1 \"a\")\n(label 4 1 \"A\")\n(label 5 1 \"\")\n(end 6)\n");
+    CHECK(thread_labels(d.model) == "1:0: 1:1:a 1:2:A ");
+  }
+  SECTION("threads interleaved, listed by id whatever the order they were labelled in") {
+    const Derived d = derive(
+        "(spawn 1 9 0 t)\n(spawn 2 3 0 t)\n(label 3 9 \"x\")\n(label 4 3 \"p\")\n(label 5 9 \"y\")\n"
+        "(label 6 3 \"x\")\n(label 7 9 \"x\")\n(label 8 -1 \"nobody\")\n(end 9)\n");
+    // The same text on two threads is a label of each; the scheduler is
+    // no thread (rule 1).
+    CHECK(thread_labels(d.model) == "3:0:p 3:1:x 9:0:x 9:1:y ");
+  }
 }
 
 TEST_CASE("bounded memory: the derivation keeps nothing per record: redeclared sites and counters add no text") {

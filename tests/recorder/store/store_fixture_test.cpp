@@ -220,3 +220,36 @@ TEST_CASE("store fixtures: a fixture's cache follows the folder rule, on a copy 
     }
   }
 }
+
+TEST_CASE("store fixtures: thread_labels holds every label of each thread with several, as its records give them") {
+  for (const Expected& e : kFixtures) {
+    const std::string path = test::fixture_path(e.file);
+    if (path.empty()) return;
+    INFO(e.file);
+    TempDir dir;
+    const std::string db = dir.file("f.db");
+    ImportOptions options;
+    options.sync = false;
+    REQUIRE(import_trace(path, db, options).ok());
+    const std::string stored = query(db, "SELECT thread, label FROM thread_labels ORDER BY thread, position");
+    CHECK(stored == query(db, test::kThreadLabelsFromRecords));
+    // Positions count from 0 in each thread, with no gap.
+    CHECK(query(db, "SELECT count(*) FROM (SELECT thread, count(*) AS n, max(position) AS top, min(position) AS low "
+                    "FROM thread_labels GROUP BY thread) WHERE n < 2 OR top <> n - 1 OR low <> 0") == "0\n");
+    // Position 0 is the thread's label.
+    CHECK(query(db, "SELECT count(*) FROM thread_labels l JOIN threads t ON t.id = l.thread "
+                    "WHERE l.position = 0 AND t.label IS NOT l.label") == "0\n");
+    if (std::string(e.file) == "log-x86.sexp") {
+      // Read off the trace's `(Label THREAD TEXT)` ops by hand: 198 threads
+      // are labelled, 35 of them with two distinct texts (70 rows).
+      // Thread 389 is labelled `blkfront.read`, then `B.read` (lines 1730
+      // and 1731); thread 373, `blkfront.poll` 32 times (from line 1750),
+      // has one label and no row.
+      CHECK(query(db, "SELECT count(DISTINCT thread), count(*) FROM thread_labels") == "35|70\n");
+      CHECK(query(db, "SELECT label FROM thread_labels WHERE thread = 389 ORDER BY position") ==
+            "blkfront.read\nB.read\n");
+      CHECK(query(db, "SELECT count(*) FROM thread_labels WHERE thread = 373") == "0\n");
+      CHECK(query(db, "SELECT label FROM threads WHERE id = 373") == "blkfront.poll\n");
+    }
+  }
+}

@@ -2,6 +2,7 @@
 // (threads, records and activations in a time window; a thread's edges and
 // activations) return exactly what a full scan returns, on a generated
 // trace of realistic shape.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <random>
 
@@ -83,4 +84,22 @@ TEST_CASE("documented queries: the indexes answer as a full scan does") {
     CHECK(query(db, "SELECT run_time FROM threads WHERE id = " + t) ==
           query(db, "SELECT coalesce(sum(end - start), 0) FROM activations WHERE thread = " + t));
   }
+}
+
+TEST_CASE("thread_labels: a generated trace's threads with several labels, as their records give them") {
+  TempDir dir;
+  const std::string db = dir.file("l.db");
+  REQUIRE(test::import_text(generated_trace(200'000), db).ok());
+  const std::string stored = query(db, "SELECT thread, label FROM thread_labels ORDER BY thread, position");
+  // The generator labels some threads more than once with other texts:
+  // the comparison below has rows to compare.
+  CHECK(std::count(stored.begin(), stored.end(), '\n') >= 20);
+  CHECK(stored == query(db, test::kThreadLabelsFromRecords));
+  // SCHEMA.md's example runs, and its first row has the most labels.
+  const std::string most = query(db, "SELECT count(*) AS labels FROM thread_labels GROUP BY thread "
+                                     "ORDER BY labels DESC LIMIT 1");
+  const std::string example = query(db, "SELECT thread, count(*) AS labels, group_concat(label, ' · ') FROM "
+                                        "thread_labels GROUP BY thread ORDER BY labels DESC LIMIT 10");
+  CHECK(example.find("ERROR") == std::string::npos);
+  CHECK(example.substr(example.find('|') + 1).starts_with(most.substr(0, most.size() - 1) + "|"));
 }

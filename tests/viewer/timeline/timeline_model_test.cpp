@@ -5,6 +5,7 @@
 // by the import (and computed and written for a database without them, as
 // the viewer computes them: the same rows), and the navigation:
 // the limits of zoom and pan, End, reveal_window and the zoom history.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -261,6 +262,36 @@ TEST_CASE("the rows the import places are the rows the viewer computes, on gener
     const auto computed = rows_of(true);
     REQUIRE(placed.size() > 1000);
     CHECK(placed == computed);
+  }
+}
+
+TEST_CASE("the labels the import keeps are the labels the viewer gathers from the records, on generated traces",
+          "[timeline]") {
+  // The viewer's lists come from the label records as it decodes them; the
+  // import's thread_labels from its derivation. Equal on every thread with
+  // several, and no other thread has a list or a row.
+  for (const std::uint64_t seed : {1, 2}) {
+    INFO("seed " << seed);
+    samples::SyntheticOptions options;
+    options.records = 100'000;
+    options.seed = seed;
+    test::TempDir dir;
+    const std::string db = dir.file("g.db");
+    REQUIRE(test::import_text(samples::synthetic_trace_text(options), db).ok());
+    auto store = TraceStore::open(db);
+    REQUIRE(store.ok());
+    auto loaded = load_timeline(store.value());
+    REQUIRE(loaded.ok());
+    const TimelineData& d = loaded.value();
+    std::string gathered;
+    std::vector<ThreadId> ids;
+    if (d.label_lists)
+      for (const auto& [id, labels] : *d.label_lists) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    for (const ThreadId id : ids)
+      for (const std::uint32_t l : d.label_lists->at(id)) gathered += std::to_string(id) + "|" + d.text(l) + "\n";
+    CHECK(std::count(gathered.begin(), gathered.end(), '\n') >= 10);
+    CHECK(gathered == test::query(db, "SELECT thread, label FROM thread_labels ORDER BY thread, position"));
   }
 }
 
