@@ -46,7 +46,7 @@ inline constexpr SiteId kMaxSiteId = (SiteId{1} << 31) - 1;
 inline constexpr int kFormatVersion = 1;
 
 // The limits of FORMAT.md ("Limits"), which the reader, the importers and
-// the store's open enforce. kMaxTime is 2^62 - 1 ns, about 146 years since
+// the store's readers enforce. kMaxTime is 2^62 - 1 ns, about 146 years since
 // the origin: any two times (or a time and a gc duration) add up, and
 // subtract, without overflow. kReservedThreadId, -2^63, is the one id no
 // thread may have: tools use it for "no thread", and -id fits for every

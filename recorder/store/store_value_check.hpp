@@ -14,7 +14,7 @@
 //   - CheckedValues, for each row of any other table: a reader asks it
 //     for a row's times and thread ids instead of reading them bare, then
 //     asks for its verdict before it uses the row. The columns so read
-//     (SCHEMA.md, "Limits"): activations.thread, start and end;
+//     (SCHEMA.md, on untrusted databases): activations.thread, start and end;
 //     threads.id, parent, merged_into, created, first_run, resolved and
 //     run_time; counters.time. The records packed in event_blocks are
 //     checked by their decoder as they are read (event_block_codec.hpp);
