@@ -302,18 +302,15 @@ SqliteStatement::Storage SqliteStatement::storage(int column) const {
 
 std::string SqliteStatement::quoted(int column) const {
   // sqlite3_bind_value takes the column's unprotected value, as SQLite
-  // allows; the statement is this connection's, finalized here.
-  sqlite3_stmt* quote = nullptr;
-  if (sqlite3_prepare_v2(sqlite3_db_handle(stmt_), "SELECT quote(?1)", -1, &quote, nullptr) != SQLITE_OK) {
-    sqlite3_finalize(quote);
-    return "(a value SQLite could not quote)";
-  }
+  // allows; the statement is this connection's, finalized here (a failed
+  // prepare leaves it null, which finalize accepts).
   std::string out = "(a value SQLite could not quote)";
-  if (sqlite3_bind_value(quote, 1, sqlite3_column_value(stmt_, column)) == SQLITE_OK &&
-      sqlite3_step(quote) == SQLITE_ROW) {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(quote, 0));
-    if (p != nullptr) out.assign(p, static_cast<std::size_t>(sqlite3_column_bytes(quote, 0)));
-  }
+  sqlite3_stmt* quote = nullptr;
+  if (sqlite3_prepare_v2(sqlite3_db_handle(stmt_), "SELECT quote(?1)", -1, &quote, nullptr) == SQLITE_OK &&
+      sqlite3_bind_value(quote, 1, sqlite3_column_value(stmt_, column)) == SQLITE_OK &&
+      sqlite3_step(quote) == SQLITE_ROW)
+    if (const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(quote, 0)))
+      out.assign(p, static_cast<std::size_t>(sqlite3_column_bytes(quote, 0)));
   sqlite3_finalize(quote);
   return out;
 }

@@ -22,46 +22,27 @@ Diagnostic damaged(const std::string& file, const std::string& why) {
 
 }  // namespace
 
-std::optional<TimeNs> CheckedValues::time(int column, std::string_view name) {
+std::optional<std::int64_t> CheckedValues::checked(int column, std::string_view name, Rule rule) {
   using Storage = SqliteStatement::Storage;
   switch (row_.storage(column)) {
     case Storage::null: return std::nullopt;
     case Storage::integer: {
-      const TimeNs t = row_.int64(column);
-      if (is_valid_time(t)) return t;
+      const std::int64_t v = row_.int64(column);
+      if (rule == Rule::time ? is_valid_time(v) : is_valid_thread_id(v)) return v;
       break;
     }
     case Storage::real: {
+      // Times: [0, 2^62). Ids: strictly inside ±2^63, so that truncated
+      // they give an int64 other than -2^63.
       const double d = row_.real(column);
-      if (d >= 0 && d < kTimeBound) return static_cast<TimeNs>(d);
+      if (rule == Rule::time ? d >= 0 && d < kTimeBound : d > -kIdBound && d < kIdBound)
+        return static_cast<std::int64_t>(d);
       break;
     }
     case Storage::text:
     case Storage::blob: break;
   }
-  out_of_range(column, name, Rule::time);
-  return std::nullopt;
-}
-
-std::optional<ThreadId> CheckedValues::thread(int column, std::string_view name) {
-  using Storage = SqliteStatement::Storage;
-  switch (row_.storage(column)) {
-    case Storage::null: return std::nullopt;
-    case Storage::integer: {
-      const ThreadId id = row_.int64(column);
-      if (is_valid_thread_id(id)) return id;
-      break;
-    }
-    case Storage::real: {
-      // Strictly inside ±2^63: truncated, an int64 other than -2^63.
-      const double d = row_.real(column);
-      if (d > -kIdBound && d < kIdBound) return static_cast<ThreadId>(d);
-      break;
-    }
-    case Storage::text:
-    case Storage::blob: break;
-  }
-  out_of_range(column, name, Rule::thread);
+  out_of_range(column, name, rule);
   return std::nullopt;
 }
 

@@ -55,10 +55,14 @@ class CheckedValues {
   // COLUMN, called NAME in messages, as a time from 0 to kMaxTime, or
   // nullopt for NULL. A value out of range reads as nullopt and fails the
   // verdict.
-  [[nodiscard]] std::optional<TimeNs> time(int column, std::string_view name);
+  [[nodiscard]] std::optional<TimeNs> time(int column, std::string_view name) {
+    return checked(column, name, Rule::time);
+  }
   // COLUMN as a thread id other than kReservedThreadId, or nullopt for
   // NULL; as time() for a value out of range.
-  [[nodiscard]] std::optional<ThreadId> thread(int column, std::string_view name);
+  [[nodiscard]] std::optional<ThreadId> thread(int column, std::string_view name) {
+    return checked(column, name, Rule::thread);
+  }
 
   // Ok when every value read was within its limits. Otherwise the first
   // that was not: "FILE: damaged Skein database: ROW: NAME is VALUE
@@ -76,6 +80,8 @@ class CheckedValues {
     Rule rule;
     std::string value;
   };
+  // COLUMN's value when RULE admits it; else nullopt, the fault noted.
+  [[nodiscard]] std::optional<std::int64_t> checked(int column, std::string_view name, Rule rule);
   void out_of_range(int column, std::string_view name, Rule rule);
   [[nodiscard]] Status fault(const std::string& row) const;
 

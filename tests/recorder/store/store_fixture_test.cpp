@@ -139,6 +139,14 @@ bool in_xdg_cache(const std::string& path, const std::string& xdg) {
          entries_of(folder) == std::vector<std::string>{path.substr(folder.size() + 1)};
 }
 
+// Imports the fixture at `path` into `db`, without syncing: a test's
+// database, rebuilt at need.
+ImportResult import_fixture(const std::string& path, const std::string& db) {
+  ImportOptions options;
+  options.sync = false;
+  return import_trace(path, db, options);
+}
+
 }  // namespace
 
 TEST_CASE("store fixtures: the three 2014 traces import completely into sound databases") {
@@ -148,9 +156,7 @@ TEST_CASE("store fixtures: the three 2014 traces import completely into sound da
     INFO(e.file);
     TempDir dir;
     const std::string db = dir.file("f.db");
-    ImportOptions options;
-    options.sync = false;
-    const ImportResult r = import_trace(path, db, options);
+    const ImportResult r = import_fixture(path, db);
     INFO(r.error.to_string());
     REQUIRE(r.ok());
     CHECK(r.report.format == e.format);
@@ -228,9 +234,7 @@ TEST_CASE("store fixtures: thread_labels holds every label of each thread with s
     INFO(e.file);
     TempDir dir;
     const std::string db = dir.file("f.db");
-    ImportOptions options;
-    options.sync = false;
-    REQUIRE(import_trace(path, db, options).ok());
+    REQUIRE(import_fixture(path, db).ok());
     const std::string stored = query(db, "SELECT thread, label FROM thread_labels ORDER BY thread, position");
     CHECK(stored == query(db, test::kThreadLabelsFromRecords));
     // Positions count from 0 in each thread, with no gap.
