@@ -22,8 +22,8 @@
 //     included, in <= 200 ms at 10M (shown at 1M);
 //   - one thread labelled 320,000 times with distinct labels opens to its
 //     first frame in at most 2x the time of one labelled 320,000 times with
-//     one label (its row shows a few labels, kRowLabelsShown, and the
-//     joining is linear), median of three opens each.
+//     one label (its row shows a few labels, kRowLabelsShown, and only
+//     those are read at open), median of three opens each.
 // The frames are drawn with the lints' findings (as skein-view has them once
 // its analysis has run), read after the first frame as skein-view reads
 // them. The trace is generated, imported and linted in a child process, so the parent's

@@ -157,6 +157,8 @@ TEST_CASE("hostile: a value out of range in any checked column is refused where 
       {"UPDATE threads SET first_run = 'soon' WHERE id = 1", "threads row 1: first_run is 'soon' " + times, true},
       {"UPDATE counters SET time = 9223372036854775807 WHERE value = 2",
        "counter 'load' at event " + counter_event + ": time is 9223372036854775807 " + times, false},
+      {"INSERT INTO thread_labels VALUES ('x', 0, 'a'), ('x', 1, 'b')",
+       "thread_labels row (thread 'x', position 0): thread is 'x' " + ids, false},
   };
   for (const Case& c : cases) {
     INFO(c.sql);

@@ -83,7 +83,7 @@ ThreadDetails thread_details(const TimelineData& data, std::uint32_t thread_inde
   d.index = thread_index;
   d.id = t.id;
   d.label = data.text(t.label);
-  for (std::uint32_t l : data.labels_of(thread_index)) d.labels.push_back(data.text(l));
+  d.labels = data.labels_of(thread_index);
   d.kind = data.text(t.kind);
   if (const StoredSite* s = t.site >= 0 ? data.site(t.site) : nullptr) {
     d.has_site = true;

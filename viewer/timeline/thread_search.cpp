@@ -65,11 +65,15 @@ ThreadSearchIndex::ThreadSearchIndex(const TimelineData& data) : data_(&data) {
     if (t.label < used.size()) used[t.label] = true;
     if (t.kind < used.size()) used[t.kind] = true;
   }
-  // Every label of a thread with several, not only those its row shows.
-  if (data.label_lists)
-    for (const auto& [id, labels] : *data.label_lists)
-      for (std::uint32_t l : labels)
-        if (l < used.size()) used[l] = true;
+  // Every label of a thread with several, not only those its row shows:
+  // read from the database once, here (thread_label_lists.hpp).
+  if (data.label_counts && data.database)
+    if (auto reader = data.database->reader(); reader)
+      (void)for_each_thread_label_list(reader.value().database(), [&](ThreadId id, std::vector<std::string>&& labels) {
+        const auto i = data.thread_index(id);
+        if (!i) return;
+        for (std::string& l : labels) all_labels_.emplace_back(*i, std::move(l));
+      });
   for (std::size_t s = 1; s < used.size(); ++s)
     if (used[s]) name_strings_.push_back(static_cast<std::uint32_t>(s));
 }
@@ -129,16 +133,15 @@ ThreadSearchResult ThreadSearchIndex::search(const ThreadSearchQuery& query) con
   std::vector<bool> hit(data.threads.size(), false);
   std::size_t count = 0;
   // A thread with several labels matches by any of them.
-  if (by_label && data.label_lists)
-    for (const auto& [thread_id, labels] : *data.label_lists) {
-      const auto i = data.thread_index(thread_id);
-      if (!i || hit[rank_[*i]]) continue;
-      for (std::uint32_t l : labels)
-        if (l < string_matches.size() && string_matches[l]) {
-          hit[rank_[*i]] = true;
+  if (by_label) try {
+      for (const auto& [i, label] : all_labels_)
+        if (!hit[rank_[i]] && matches(label)) {
+          hit[rank_[i]] = true;
           ++count;
-          break;
         }
+    } catch (const std::regex_error& e) {
+      result.error = std::string("regular expression too complex: ") + e.what();
+      return result;
     }
   for (std::size_t i = 0; i < data.threads.size(); ++i) {
     const TimelineThread& t = data.threads[i];

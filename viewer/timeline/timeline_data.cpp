@@ -4,8 +4,9 @@
 // damaged file disorders them), the layout (the cache when it matches
 // thread for thread, else computed and cached best-effort), the per-row
 // arrays, activations in id order, then one pass over events for edges,
-// labels, idle and gc bands, decoded on a second thread while the first
-// places the rows and reads the activations. What a damaged file could
+// idle and gc bands, and the row texts of threads with several labels,
+// read on a second thread while the first places the rows and reads the
+// activations. What a damaged file could
 // disorder is sorted only when it is; the id index is a direct table when
 // the ids are dense.
 #include "viewer/timeline/timeline_data.hpp"
@@ -26,6 +27,7 @@
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/timeline/layout_cache.hpp"
 #include "recorder/store/thread_layout.hpp"
+#include "viewer/timeline/thread_label_lists.hpp"
 
 namespace skein {
 namespace {
@@ -255,21 +257,14 @@ Status read_activations(SqliteDatabase& db, TimelineData& data, std::vector<Time
   return {};
 }
 
-// One pass over events: edges, gc bands, idle starts and labels (thread,
-// text) in trace order.
-Status read_events(SqliteDatabase& db, Interner& strings, TimelineData& data, std::vector<TimeNs>& idle_starts,
-                   std::vector<std::pair<std::uint32_t, std::uint32_t>>& labels) {
+// One pass over events: edges, gc bands and idle starts, in trace order.
+Status read_events(SqliteDatabase& db, Interner& strings, TimelineData& data, std::vector<TimeNs>& idle_starts) {
   {
     using enum RecordHead;
-    const EventSelection drawn{.heads = {spawn, label, wait, read, notify, resolve, idle, gc},
+    const EventSelection drawn{.heads = {spawn, wait, read, notify, resolve, idle, gc},
                                .fields = EventField::time | EventField::actor | EventField::target |
                                          EventField::value | EventField::text};
     const Status walked = for_each_trace_event(db, drawn, [&](const TraceEvent& r) {
-      if (r.head == label) {
-        if (r.actor == kNoThread || !r.has_text) return;
-        if (auto i = data.thread_index(r.actor)) labels.emplace_back(*i, strings.intern(r.text));
-        return;
-      }
       if (!r.has_time) return;
       if (r.head == idle) {
         idle_starts.push_back(r.time);
@@ -309,44 +304,14 @@ Status read_events(SqliteDatabase& db, Interner& strings, TimelineData& data, st
   return {};
 }
 
-// A thread's labels are all its distinct labels, in order: the 2014
-// MirageOS traces label a thread once when created and again as it goes
-// ("blkfront.read · B.read"). Linear in the label records: each label is
-// an interned string, so "seen in this thread" is a mark per string (the
-// last thread that gave it), never a search of the labels so far. The row
-// text is bounded (kRowLabelsShown); the whole list goes to label_lists.
-void join_labels(std::vector<std::pair<std::uint32_t, std::uint32_t>>& labels, Interner& strings,
-                 TimelineData& data) {
-  std::stable_sort(labels.begin(), labels.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  constexpr std::uint32_t kNobody = 0xffffffffu;
-  std::vector<std::uint32_t> last_thread(data.strings.size(), kNobody);
-  auto lists = std::make_shared<std::unordered_map<ThreadId, std::vector<std::uint32_t>>>();
-  std::vector<std::uint32_t> distinct;
-  for (std::size_t k = 0; k < labels.size();) {
-    const std::uint32_t thread = labels[k].first;
-    distinct.clear();
-    std::size_t e = k;
-    for (; e < labels.size() && labels[e].first == thread; ++e) {
-      const std::uint32_t label = labels[e].second;
-      if (last_thread[label] == thread) continue;
-      last_thread[label] = thread;
-      distinct.push_back(label);
-    }
-    k = e;
-    TimelineThread& t = data.threads[thread];
-    if (distinct.size() == 1) {
-      if (t.label == 0) t.label = distinct.front();
-      continue;
-    }
-    std::string shown;
-    for (std::size_t d = 0; d < std::min(distinct.size(), kRowLabelsShown); ++d)
-      shown += (d == 0 ? "" : " · ") + data.strings[distinct[d]];
-    if (distinct.size() > kRowLabelsShown) shown += " · +" + std::to_string(distinct.size() - kRowLabelsShown) + " more";
-    t.label = strings.intern(shown);
-    (*lists)[t.id] = distinct;
-  }
-  if (!lists->empty()) data.label_lists = std::move(lists);
+// A thread with several labels shows the first few and how many more
+// (thread_label_lists.hpp): its row text replaces the first label that
+// `threads` gives it.
+void apply_row_labels(RowLabels& labels, Interner& strings, TimelineData& data) {
+  for (const auto& [id, text] : labels.row_texts)
+    if (const auto i = data.thread_index(id)) data.threads[*i].label = strings.intern(text);
+  if (!labels.counts.empty())
+    data.label_counts = std::make_shared<const std::unordered_map<ThreadId, std::uint32_t>>(std::move(labels.counts));
 }
 
 // Idle lasts until some thread runs again.
@@ -399,20 +364,22 @@ Status read_counters(SqliteDatabase& db, TimelineData& data) {
 
 }  // namespace
 
-std::vector<std::uint32_t> TimelineData::labels_of(std::uint32_t thread) const {
+std::vector<std::string> TimelineData::labels_of(std::uint32_t thread) const {
   if (thread >= threads.size()) return {};
   const TimelineThread& t = threads[thread];
-  if (label_lists)
-    if (const auto it = label_lists->find(t.id); it != label_lists->end()) return it->second;
+  if (label_counts && label_counts->contains(t.id) && database)
+    if (auto reader = database->reader(); reader)
+      if (auto list = read_thread_label_list(reader.value().database(), t.id); list && !list.value().empty())
+        return std::move(list).value();
   if (t.label == 0) return {};
-  return {t.label};
+  return {text(t.label)};
 }
 
 std::size_t TimelineData::label_count(std::uint32_t thread) const {
   if (thread >= threads.size()) return 0;
   const TimelineThread& t = threads[thread];
-  if (label_lists)
-    if (const auto it = label_lists->find(t.id); it != label_lists->end()) return it->second.size();
+  if (label_counts)
+    if (const auto it = label_counts->find(t.id); it != label_counts->end()) return it->second;
   return t.label == 0 ? 0 : 1;
 }
 
@@ -572,14 +539,6 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   std::vector<LayoutThread> layout_input;
   if (Status s = read_threads(db, strings, data, layout_input); !s.ok()) return s.error();
   std::vector<TimeNs> idle_starts;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> labels;
-  // Labels are the strings a trace can have most of (a thread may be
-  // labelled a million times): room for them up front.
-  if (auto label_records = db.query_int("SELECT records FROM heads WHERE name = 'label'"); label_records) {
-    const auto room = static_cast<std::size_t>(std::clamp<std::int64_t>(label_records.value(), 0, 1 << 24));
-    strings.reserve(room);
-    labels.reserve(room);
-  }
   // Room for the edges too, as the heads count them, made here: what the
   // records' thread below allocates stays in a malloc arena of its own.
   // The counts are the file's word, so at most what its blocks hold.
@@ -588,13 +547,15 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
                                 "(SELECT count(*) FROM event_blocks) * 1024)");
       edges && edges.value() > 0)
     data.edges.reserve(static_cast<std::size_t>(std::min<std::int64_t>(edges.value(), std::int64_t{1} << 28)));
-  // The records (edges, labels, bands) are decoded on a second thread, with
-  // a reader of its own, while this one places the rows and reads the
-  // activations. The two share only what read_threads left: the events'
-  // side reads the thread index and ids and writes edges, gc bands and
-  // strings; this side writes rows and the threads' rows and chains, and
-  // interns nothing. Without an owner to give a reader, one after the other.
+  // The records (edges, bands) and the rows' labels are read on a second
+  // thread, with a reader of its own, while this one places the rows and
+  // reads the activations. The two share only what read_threads left: the
+  // events' side reads the thread index and ids and writes edges, gc bands,
+  // strings and the labels aside; this side writes rows and the threads'
+  // rows and chains, and interns nothing. Without an owner to give a
+  // reader, one after the other.
   Status events_read;
+  Result<RowLabels> row_labels = RowLabels{};
   std::optional<TraceStore> events_reader;
   if (store.owner())
     if (auto reader = store.owner()->reader(); reader) events_reader.emplace(std::move(reader).value());
@@ -605,7 +566,8 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   if (events_reader)
     events_thread = std::jthread([&] {
       try {
-        events_read = read_events(events_reader->database(), strings, data, idle_starts, labels);
+        events_read = read_events(events_reader->database(), strings, data, idle_starts);
+        if (events_read.ok()) row_labels = read_row_labels(events_reader->database());
       } catch (...) {  // thrown on as if read here, once both sides are done
         events_failure = std::current_exception();
       }
@@ -625,15 +587,17 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
     malloc_trim(0);
 #endif
   } else {
-    events_read = read_events(db, strings, data, idle_starts, labels);
+    events_read = read_events(db, strings, data, idle_starts);
+    if (events_read.ok()) row_labels = read_row_labels(db);
   }
   if (!activations_read.ok()) return activations_read.error();
   if (!events_read.ok()) return events_read.error();
+  if (!row_labels) return row_labels.error();
   // The computed layout is cached once no reader of ours is reading (a
   // write would wait for it, and it for the write). A database in a
   // read-only place keeps working without its cache.
   if (!layout_to_cache.empty()) (void)write_layout_cache(*store.owner(), layout_to_cache).ok();
-  join_labels(labels, strings, data);
+  apply_row_labels(row_labels.value(), strings, data);
   derive_idle(activation_starts, idle_starts, data);
   if (Status s = read_counters(db, data); !s.ok()) return s.error();
 

@@ -33,6 +33,7 @@
 
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/store/trace_database.hpp"
+#include "viewer/timeline/thread_label_lists.hpp"
 #include "recorder/store/trace_store.hpp"
 #include "viewer/analysis/finding_text.hpp"
 
@@ -40,10 +41,6 @@ namespace skein {
 
 enum class ThreadOutcome : std::uint8_t { ok, fail, cancel, pending };
 
-// A thread's row shows at most this many of its distinct labels, then
-// "+N more": a thread labelled a million times gets a row text of a few
-// labels, not megabytes. TimelineData::labels_of has them all.
-inline constexpr std::size_t kRowLabelsShown = 3;
 enum class EdgeKind : std::uint8_t { spawn, wait, read, notify, resolve };
 inline constexpr int kEdgeKindCount = 5;
 
@@ -147,10 +144,11 @@ struct TimelineData {
   // finds it sized unlike `anomalies` reads every finding instead.
   std::vector<FindingRowSpan> finding_rows;
   std::vector<std::string> strings;  // interned; strings[0] == ""
-  // The distinct labels (indexes into strings), in the order first given,
-  // of each thread that has more than one; shared with filtered copies (the
-  // threads' ids, not indexes, are the keys).
-  std::shared_ptr<const std::unordered_map<ThreadId, std::vector<std::uint32_t>>> label_lists;
+  // How many distinct labels each thread that has more than one has; their
+  // texts stay in the database until asked (labels_of,
+  // thread_label_lists.hpp). Shared with filtered copies (the threads'
+  // ids, not indexes, are the keys).
+  std::shared_ptr<const std::unordered_map<ThreadId, std::uint32_t>> label_counts;
   std::vector<StoredSite> sites;
   bool layout_from_cache = false;
   // Thread ids to indexes: dense_index[id - dense_base] when the ids are
@@ -163,8 +161,10 @@ struct TimelineData {
   [[nodiscard]] std::optional<std::uint32_t> thread_index(ThreadId id) const;
   [[nodiscard]] const StoredSite* site(std::int64_t id) const;
   // Every distinct label of `thread` (an index into threads), in the order
-  // first given, as indexes into strings: empty when it has none.
-  [[nodiscard]] std::vector<std::uint32_t> labels_of(std::uint32_t thread) const;
+  // first given: empty when it has none. A thread with several has them
+  // read from `database` (a query on the calling thread); if that fails,
+  // the row text is all it gives.
+  [[nodiscard]] std::vector<std::string> labels_of(std::uint32_t thread) const;
   // How many labels_of(thread) gives, without copying them.
   [[nodiscard]] std::size_t label_count(std::uint32_t thread) const;
   // Every thread of `thread`'s merge chain.

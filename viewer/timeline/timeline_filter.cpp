@@ -286,13 +286,14 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
 
   TimelineData& d = result.data;
   d.source = full.source;
+  d.database = full.database;  // for what stays there until asked (labels_of)
   d.first_time = full.first_time;
   d.end_time = full.end_time;
   d.idle = full.idle;
   d.gc = full.gc;
   d.counters = full.counters;
   d.strings = full.strings;
-  d.label_lists = full.label_lists;
+  d.label_counts = full.label_counts;
   d.sites = full.sites;
   return result;
 }
