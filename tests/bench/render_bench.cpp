@@ -197,9 +197,11 @@ Opened open_and_draw(const std::string& db) {
     std::fprintf(stderr, "%s\n", store.error().to_string().c_str());
     std::exit(2);
   }
-  // As skein-view opens a trace: the findings come after the first frame.
+  // As skein-view opens a trace: the findings and the label lists come
+  // after the first frame.
   TimelineLoadOptions options;
   options.findings = false;
+  options.label_lists = false;
   auto data = load_timeline(store.value(), options);
   if (!data) {
     std::fprintf(stderr, "%s\n", data.error().to_string().c_str());

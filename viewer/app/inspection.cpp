@@ -116,6 +116,7 @@ void Inspection::connect_docks() {
                  bool ran, bool, const QString& error) {
             on_findings_ready(generation, std::move(findings), std::move(stored_findings), ran, error);
           });
+  connect(analysis_, &TraceAnalysis::labels_ready, this, &Inspection::on_labels_ready);
   connect(anomalies_, &AnomalyDock::hidden_rules_changed, this, [this](const QStringList& rules) {
     std::vector<std::string> hidden;
     for (const QString& r : rules) hidden.push_back(r.toStdString());
@@ -218,6 +219,25 @@ void Inspection::on_findings_ready(quint64 generation, std::vector<LintFinding> 
       if (!show_finding(n)) emit finding_not_found(n);
     }
     emit findings_settled();
+  });
+}
+
+void Inspection::on_labels_ready(quint64 generation, std::shared_ptr<const ThreadLabelLists> lists,
+                                 const QString& error) {
+  if (!full() || generation != analysis_->generation()) return;
+  // Written into the loaded trace once no filtering job reads it, as the
+  // findings are; a list that could not be read leaves the lists empty and
+  // says why.
+  const TimelineData* trace = full();
+  view_->when_idle([this, trace, generation, lists = std::move(lists), error]() mutable {
+    if (full() != trace || generation != analysis_->generation()) return;  // another trace since
+    auto& loaded = const_cast<TimelineData&>(*trace);
+    loaded.label_lists = lists ? std::move(lists) : std::make_shared<const ThreadLabelLists>();
+    loaded.label_lists_error = error.toStdString();
+    if (!view_->filter().empty()) view_->refilter();  // a filtered view carries its own copy
+    details_->refresh();
+    search_->search_again();
+    emit labels_settled();
   });
 }
 

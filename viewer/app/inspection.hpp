@@ -141,6 +141,9 @@ class Inspection : public QObject {
   // The lints' results for the open trace are in (or failed), and a
   // finding asked for with show_finding() while they ran has been shown.
   void findings_settled();
+  // The label lists of the open trace are in (or could not be read), and
+  // the details and the search have them.
+  void labels_settled();
   // show_finding() asked, while the lints ran, for a number they did not find.
   void finding_not_found(qint64 number);
 
@@ -152,6 +155,7 @@ class Inspection : public QObject {
   void on_path_changed();
   void on_findings_ready(quint64 generation, std::vector<LintFinding> findings,
                          std::vector<TimelineAnomaly> stored_findings, bool ran, const QString& error);
+  void on_labels_ready(quint64 generation, std::shared_ptr<const ThreadLabelLists> lists, const QString& error);
   void update_flame_graph();
 
   TimelineWidget* timeline_;

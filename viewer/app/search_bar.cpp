@@ -59,6 +59,10 @@ void SearchBar::set_data(std::shared_ptr<const TimelineData> timeline) {
   run();
 }
 
+void SearchBar::search_again() {
+  if (!edit_->text().isEmpty()) run();
+}
+
 void SearchBar::activate() {
   show();
   edit_->setFocus(Qt::ShortcutFocusReason);

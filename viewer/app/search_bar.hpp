@@ -37,6 +37,9 @@ class SearchBar : public QWidget {
 
   // A new trace: the index is rebuilt and the current text searched again.
   void set_data(std::shared_ptr<const TimelineData> timeline);
+  // The trace has gained what the search reads (its label lists, after
+  // the first frame): the current text is searched again, when there is one.
+  void search_again();
   // Shows the bar, focuses the field and selects its text.
   void activate();
   void find_next();

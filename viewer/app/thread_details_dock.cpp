@@ -61,6 +61,8 @@ void ThreadDetailsDock::set_data(std::shared_ptr<const TimelineData> timeline) {
 
 void ThreadDetailsDock::show_thread(std::optional<std::uint32_t> index) { model_->show_thread(index); }
 
+void ThreadDetailsDock::refresh() { model_->show_thread(model_->thread()); }
+
 void ThreadDetailsDock::model_reset() {
   const bool shown = model_->thread().has_value();
   placeholder_->setVisible(!shown);

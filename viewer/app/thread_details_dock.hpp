@@ -37,6 +37,8 @@ class ThreadDetailsDock : public QDockWidget {
   void set_data(std::shared_ptr<const TimelineData> timeline);
   // Shows a thread (index into data.threads), or nothing.
   void show_thread(std::optional<std::uint32_t> index);
+  // The thread shown, read again (the trace has gained its label lists).
+  void refresh();
 
   // Copies the details text to the clipboard (nothing when no thread).
   void copy_details();

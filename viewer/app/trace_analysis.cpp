@@ -134,6 +134,7 @@ TraceAnalysis::TraceAnalysis(QObject* parent)
     : QObject(parent), worker_(std::make_shared<Worker>()), background_(std::make_unique<BackgroundWorker>()) {
   qRegisterMetaType<std::vector<skein::LintFinding>>();
   qRegisterMetaType<std::vector<skein::TimelineAnomaly>>();
+  qRegisterMetaType<std::shared_ptr<const skein::ThreadLabelLists>>();
 }
 
 TraceAnalysis::~TraceAnalysis() = default;
@@ -172,6 +173,19 @@ void TraceAnalysis::open(std::shared_ptr<TraceDatabase> database, std::shared_pt
   background->post([this, worker, background, g, closed, before_storing, database, timeline = std::move(timeline)] {
     if (closed->load()) return;
     worker->reset(g, database);
+    if (timeline && timeline->label_counts && !timeline->label_lists) {
+      Result<ThreadLabelLists> lists = ThreadLabelLists{};
+      if (Status s = worker->ensure_store(); !s.ok()) lists = s.error();
+      else lists = read_thread_label_lists(worker->store->database());
+      if (closed->load()) return;
+      std::shared_ptr<const ThreadLabelLists> read;
+      QString failed;
+      if (lists) read = std::make_shared<const ThreadLabelLists>(std::move(lists).value());
+      else failed = QString::fromStdString(lists.error().to_string());
+      background->deliver([this, g, read = std::move(read), failed]() mutable {
+        if (g == generation_) emit labels_ready(g, std::move(read), failed);
+      });
+    }
     auto outcome = worker->ensure_linted(*closed, before_storing.get());
     if (closed->load()) return;  // nothing is delivered for a closed trace
     std::vector<LintFinding> findings;

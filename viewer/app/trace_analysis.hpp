@@ -16,6 +16,10 @@
 // schema. findings_ready() then carries the findings: the ones the
 // lint made now, or the ones the database held, read on the worker (the
 // timeline is loaded without them, so they never delay its first frame).
+// Before the lint, the same job reads the label lists of the threads that
+// have several (thread_label_lists.hpp), which the timeline is loaded
+// without too, and labels_ready() carries them: a list of a million labels
+// never delays the first frame, and the lint never delays the lists.
 //
 // Letting go (close()): a load that may replace the database (a reload
 // re-imports a changed trace into the same cache file) first closes the
@@ -83,6 +87,10 @@ class TraceAnalysis : public QObject {
   void findings_ready(quint64 generation, std::vector<skein::LintFinding> findings,
                       std::vector<skein::TimelineAnomaly> stored_findings, bool ran, bool stored,
                       const QString& error);
+  // The label lists of the trace of `generation` (of every thread with
+  // several labels), or `error` when they could not be read. Sent only
+  // for a trace that has such threads.
+  void labels_ready(quint64 generation, std::shared_ptr<const skein::ThreadLabelLists> lists, const QString& error);
 
  private:
   struct Worker;
@@ -101,3 +109,4 @@ class TraceAnalysis : public QObject {
 }  // namespace skein
 
 Q_DECLARE_METATYPE(std::vector<skein::LintFinding>)
+Q_DECLARE_METATYPE(std::shared_ptr<const skein::ThreadLabelLists>)

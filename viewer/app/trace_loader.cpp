@@ -80,6 +80,7 @@ quint64 TraceLoader::load(const QString& path, const QString& cache_dir, std::sh
     // soon as one without.
     TimelineLoadOptions load_options;
     load_options.findings = false;
+    load_options.label_lists = false;
     auto data = load_timeline(*opened.store, load_options);
     if (!data) {
       fail(QString::fromStdString(data.error().to_string()), false);

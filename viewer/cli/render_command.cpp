@@ -107,7 +107,10 @@ int run_render(const QStringList& args) {
   // A TRACE is read through its cache database: that is an input too.
   if (output_names_an_input(request.output, OutputContent::stream, {opened->database_path})) return kExitUsage;
   if (finding_number && !ensure_lint_results(opened, path, LintNeeds::findings, "render", exit_code)) return exit_code;
-  auto data = load_timeline(*opened->store);
+  // An image shows the rows' texts, never a thread's whole label list.
+  TimelineLoadOptions load_options;
+  load_options.label_lists = false;
+  auto data = load_timeline(*opened->store, load_options);
   if (!data) {
     print_err(data.error().to_string() + "\n");
     return kExitUsage;

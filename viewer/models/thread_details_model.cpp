@@ -125,7 +125,10 @@ void ThreadDetailsModel::rebuild() {
   // Every label, numbered in the order first given (the thread section's
   // "label" row shows the first few).
   {
-    SectionRows labels{Section::labels, d.labels.empty() ? tr("none") : QString::number(d.labels.size()), {}};
+    const std::size_t count = d.labels.empty() ? d.label_count : d.labels.size();
+    SectionRows labels{Section::labels, count == 0 ? tr("none") : QString::number(count), {}};
+    if (d.labels_pending) labels.rows.push_back({tr("…"), tr("still being read"), -1, {}, 0});
+    if (!d.labels_error.empty()) labels.rows.push_back({tr("error"), qs(d.labels_error), -1, {}, 0});
     const std::size_t shown = std::min(d.labels.size(), kMaxRowsPerSection);
     for (std::size_t k = 0; k < shown; ++k) labels.rows.push_back({QString::number(k + 1), qs(d.labels[k]), -1, {}, 0});
     if (d.labels.size() > shown)

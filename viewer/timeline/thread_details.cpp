@@ -84,6 +84,9 @@ ThreadDetails thread_details(const TimelineData& data, std::uint32_t thread_inde
   d.id = t.id;
   d.label = data.text(t.label);
   d.labels = data.labels_of(thread_index);
+  d.label_count = data.label_count(thread_index);
+  d.labels_pending = data.labels_pending(thread_index);
+  if (d.label_count > 1 && d.labels.empty() && !d.labels_pending) d.labels_error = data.label_lists_error;
   d.kind = data.text(t.kind);
   if (const StoredSite* s = t.site >= 0 ? data.site(t.site) : nullptr) {
     d.has_site = true;
@@ -147,7 +150,11 @@ std::string thread_details_text(const TimelineData& data, const ThreadDetails& d
     out += "  " + field + ": " + value + "\n";
   };
   // Every label, one a line, when there are several (the row shows a few).
-  if (d.labels.size() > 1) {
+  if (d.labels_pending) {
+    out += "  labels (" + std::to_string(d.label_count) + "): still being read\n";
+  } else if (!d.labels_error.empty()) {
+    out += "  labels (" + std::to_string(d.label_count) + "): could not be read: " + d.labels_error + "\n";
+  } else if (d.labels.size() > 1) {
     out += "  labels (" + std::to_string(d.labels.size()) + "):\n";
     for (const std::string& l : d.labels) out += "    " + l + "\n";
   }

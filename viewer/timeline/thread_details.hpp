@@ -54,6 +54,9 @@ struct ThreadDetails {
   ThreadId id = 0;
   std::string label;  // its row text: the first of its labels joined by " · " (then "+N more"); "" when none
   std::vector<std::string> labels;  // every distinct label, in the order first given
+  std::size_t label_count = 0;      // how many there are, known while labels_pending
+  bool labels_pending = false;      // several labels, their texts not read yet (TimelineData::labels_pending)
+  std::string labels_error;         // several labels, whose texts could not be read
   std::string kind;
   bool has_site = false;
   std::string site_file;  // when has_site

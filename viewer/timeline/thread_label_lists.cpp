@@ -93,28 +93,12 @@ Result<RowLabels> read_row_labels(SqliteDatabase& db) {
   return out;
 }
 
-Result<std::vector<std::string>> read_thread_label_list(SqliteDatabase& db, ThreadId thread) {
-  auto q = db.prepare("SELECT thread, label, position FROM thread_labels WHERE thread = ?1 ORDER BY position");
-  if (!q) return q.error();
-  q.value().bind(1, static_cast<std::int64_t>(thread));
-  std::vector<std::string> list;
-  if (Status s = q.value().for_each_row([&](SqliteStatement& row) -> Status {
-        if (auto t = checked_thread(row, 0, 2); !t) return t.error();
-        list.emplace_back(row.text(1));
-        return {};
-      });
-      !s.ok())
-    return s.error();
-  if (list.size() < 2) list.clear();
-  return list;
-}
-
-Status for_each_thread_label_list(SqliteDatabase& db,
-                                  const std::function<void(ThreadId, std::vector<std::string>&&)>& on_list) {
+Result<ThreadLabelLists> read_thread_label_lists(SqliteDatabase& db) {
+  ThreadLabelLists lists;
   std::optional<ThreadId> thread;
   std::vector<std::string> list;
   const auto close = [&] {
-    if (thread && list.size() >= 2) on_list(*thread, std::move(list));
+    if (thread && list.size() >= 2) lists.emplace(*thread, std::move(list));
     list = {};
   };
   if (Status s = db.for_each_row("SELECT thread, label, position FROM thread_labels ORDER BY thread, position",
@@ -129,9 +113,9 @@ Status for_each_thread_label_list(SqliteDatabase& db,
                                    return {};
                                  });
       !s.ok())
-    return s;
+    return s.error();
   close();
-  return {};
+  return lists;
 }
 
 }  // namespace skein

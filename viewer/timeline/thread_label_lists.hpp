@@ -6,8 +6,10 @@
 //     than kRowLabelsShown rows is skipped past with two seeks, so the cost
 //     is O(threads with several × log n), whatever their labels' number: a
 //     thread labelled a million times costs as much as one labelled four.
-//   - whole, when asked: one thread's list (its details), or every list in
-//     thread order (the search index), read from the database then.
+//   - whole: every such thread's list, in one walk of the table in key
+//     order. skein-view reads them on its analysis worker after the first
+//     frame (trace_analysis.hpp); a thread's details and the search use
+//     them once they are in.
 // A damaged table is read as it is, in key order: a thread's rows are its
 // list, a thread of one row has none (its `threads.label` is all), and a
 // count is the larger of its rows seen and its last position plus one.
@@ -15,7 +17,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -32,6 +33,10 @@ namespace skein {
 // labels, not megabytes.
 inline constexpr std::size_t kRowLabelsShown = 3;
 
+// Every distinct label, in the order first given, of each thread that has
+// two or more.
+using ThreadLabelLists = std::unordered_map<ThreadId, std::vector<std::string>>;
+
 struct RowLabels {
   std::vector<std::pair<ThreadId, std::string>> row_texts;  // by thread id
   std::unordered_map<ThreadId, std::uint32_t> counts;       // of each thread in row_texts
@@ -42,11 +47,7 @@ struct RowLabels {
 [[nodiscard]] std::string row_label_text(const std::vector<std::string>& first, std::uint64_t count);
 
 [[nodiscard]] Result<RowLabels> read_row_labels(SqliteDatabase& db);
-// Every label of `thread`, in order; empty when it has fewer than two.
-[[nodiscard]] Result<std::vector<std::string>> read_thread_label_list(SqliteDatabase& db, ThreadId thread);
-// on_list(thread, its labels) for each thread with two or more, in thread
-// order.
-[[nodiscard]] Status for_each_thread_label_list(
-    SqliteDatabase& db, const std::function<void(ThreadId, std::vector<std::string>&&)>& on_list);
+// Every list, by thread id.
+[[nodiscard]] Result<ThreadLabelLists> read_thread_label_lists(SqliteDatabase& db);
 
 }  // namespace skein

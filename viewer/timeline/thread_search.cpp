@@ -65,15 +65,6 @@ ThreadSearchIndex::ThreadSearchIndex(const TimelineData& data) : data_(&data) {
     if (t.label < used.size()) used[t.label] = true;
     if (t.kind < used.size()) used[t.kind] = true;
   }
-  // Every label of a thread with several, not only those its row shows:
-  // read from the database once, here (thread_label_lists.hpp).
-  if (data.label_counts && data.database)
-    if (auto reader = data.database->reader(); reader)
-      (void)for_each_thread_label_list(reader.value().database(), [&](ThreadId id, std::vector<std::string>&& labels) {
-        const auto i = data.thread_index(id);
-        if (!i) return;
-        for (std::string& l : labels) all_labels_.emplace_back(*i, std::move(l));
-      });
   for (std::size_t s = 1; s < used.size(); ++s)
     if (used[s]) name_strings_.push_back(static_cast<std::uint32_t>(s));
 }
@@ -133,12 +124,18 @@ ThreadSearchResult ThreadSearchIndex::search(const ThreadSearchQuery& query) con
   std::vector<bool> hit(data.threads.size(), false);
   std::size_t count = 0;
   // A thread with several labels matches by any of them.
-  if (by_label) try {
-      for (const auto& [i, label] : all_labels_)
-        if (!hit[rank_[i]] && matches(label)) {
-          hit[rank_[i]] = true;
-          ++count;
-        }
+  // (read after the first frame in skein-view: until then, by its row's).
+  if (by_label && data.label_lists) try {
+      for (const auto& [thread_id, labels] : *data.label_lists) {
+        const auto i = data.thread_index(thread_id);
+        if (!i || hit[rank_[*i]]) continue;
+        for (const std::string& l : labels)
+          if (matches(l)) {
+            hit[rank_[*i]] = true;
+            ++count;
+            break;
+          }
+      }
     } catch (const std::regex_error& e) {
       result.error = std::string("regular expression too complex: ") + e.what();
       return result;

@@ -17,7 +17,7 @@
 //     the string, also ignoring case unless case_sensitive;
 //   - a thread with several labels matches by any of them (all of
 //     TimelineData::labels_of, not only the few its row shows), each
-//     tested once per query: they are read when the index is built;
+//     tested once per query, once they are read (label_lists);
 //   - an id matches when the whole query (spaces trimmed, an optional
 //     leading '#') is that decimal number, in both modes;
 //   - an empty query matches nothing; an invalid regular expression matches
@@ -70,8 +70,6 @@ class ThreadSearchIndex {
   std::vector<std::uint32_t> by_start_;     // thread indexes by (start, id)
   std::vector<std::uint32_t> rank_;         // per thread index, its position in by_start_
   std::vector<std::uint32_t> name_strings_;  // distinct indexes into strings used as a label or kind
-  // Every label of each thread with several labels: (thread index, label).
-  std::vector<std::pair<std::uint32_t, std::string>> all_labels_;
 };
 
 // One search over `data` (builds an index: for repeated searches keep a

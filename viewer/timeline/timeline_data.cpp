@@ -4,11 +4,11 @@
 // damaged file disorders them), the layout (the cache when it matches
 // thread for thread, else computed and cached best-effort), the per-row
 // arrays, activations in id order, then one pass over events for edges,
-// idle and gc bands, and the row texts of threads with several labels,
-// read on a second thread while the first places the rows and reads the
-// activations. What a damaged file could
-// disorder is sorted only when it is; the id index is a direct table when
-// the ids are dense.
+// idle and gc bands, and the row texts of threads with several labels (and
+// their whole lists, unless the caller reads them later), read on a second
+// thread while the first places the rows and reads the activations. What a
+// damaged file could disorder is sorted only when it is; the id index is a
+// direct table when the ids are dense.
 #include "viewer/timeline/timeline_data.hpp"
 
 #include <algorithm>
@@ -367,12 +367,17 @@ Status read_counters(SqliteDatabase& db, TimelineData& data) {
 std::vector<std::string> TimelineData::labels_of(std::uint32_t thread) const {
   if (thread >= threads.size()) return {};
   const TimelineThread& t = threads[thread];
-  if (label_counts && label_counts->contains(t.id) && database)
-    if (auto reader = database->reader(); reader)
-      if (auto list = read_thread_label_list(reader.value().database(), t.id); list && !list.value().empty())
-        return std::move(list).value();
+  if (label_counts && label_counts->contains(t.id)) {
+    if (!label_lists) return {};
+    const auto it = label_lists->find(t.id);
+    return it == label_lists->end() ? std::vector<std::string>{} : it->second;
+  }
   if (t.label == 0) return {};
   return {text(t.label)};
+}
+
+bool TimelineData::labels_pending(std::uint32_t thread) const {
+  return thread < threads.size() && label_counts && !label_lists && label_counts->contains(threads[thread].id);
 }
 
 std::size_t TimelineData::label_count(std::uint32_t thread) const {
@@ -556,6 +561,12 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   // reader, one after the other.
   Status events_read;
   Result<RowLabels> row_labels = RowLabels{};
+  Result<ThreadLabelLists> label_lists = ThreadLabelLists{};
+  const auto read_labels = [&](SqliteDatabase& from) {
+    row_labels = read_row_labels(from);
+    if (row_labels && !row_labels.value().counts.empty() && options.label_lists)
+      label_lists = read_thread_label_lists(from);
+  };
   std::optional<TraceStore> events_reader;
   if (store.owner())
     if (auto reader = store.owner()->reader(); reader) events_reader.emplace(std::move(reader).value());
@@ -567,7 +578,7 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
     events_thread = std::jthread([&] {
       try {
         events_read = read_events(events_reader->database(), strings, data, idle_starts);
-        if (events_read.ok()) row_labels = read_row_labels(events_reader->database());
+        if (events_read.ok()) read_labels(events_reader->database());
       } catch (...) {  // thrown on as if read here, once both sides are done
         events_failure = std::current_exception();
       }
@@ -588,16 +599,19 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
 #endif
   } else {
     events_read = read_events(db, strings, data, idle_starts);
-    if (events_read.ok()) row_labels = read_row_labels(db);
+    if (events_read.ok()) read_labels(db);
   }
   if (!activations_read.ok()) return activations_read.error();
   if (!events_read.ok()) return events_read.error();
   if (!row_labels) return row_labels.error();
+  if (!label_lists) return label_lists.error();
   // The computed layout is cached once no reader of ours is reading (a
   // write would wait for it, and it for the write). A database in a
   // read-only place keeps working without its cache.
   if (!layout_to_cache.empty()) (void)write_layout_cache(*store.owner(), layout_to_cache).ok();
   apply_row_labels(row_labels.value(), strings, data);
+  if (options.label_lists && data.label_counts)
+    data.label_lists = std::make_shared<const ThreadLabelLists>(std::move(label_lists).value());
   derive_idle(activation_starts, idle_starts, data);
   if (Status s = read_counters(db, data); !s.ok()) return s.error();
 

@@ -144,11 +144,15 @@ struct TimelineData {
   // finds it sized unlike `anomalies` reads every finding instead.
   std::vector<FindingRowSpan> finding_rows;
   std::vector<std::string> strings;  // interned; strings[0] == ""
-  // How many distinct labels each thread that has more than one has; their
-  // texts stay in the database until asked (labels_of,
-  // thread_label_lists.hpp). Shared with filtered copies (the threads'
-  // ids, not indexes, are the keys).
+  // How many distinct labels each thread that has more than one has, read
+  // at load; and their texts (thread_label_lists.hpp), read at load too
+  // unless TimelineLoadOptions::label_lists says later, when the loader's
+  // owner sets them once, on the thread that owns this object, once read
+  // (skein-view's analysis worker). Both shared with filtered copies (the
+  // threads' ids, not indexes, are the keys).
   std::shared_ptr<const std::unordered_map<ThreadId, std::uint32_t>> label_counts;
+  std::shared_ptr<const ThreadLabelLists> label_lists;
+  std::string label_lists_error;  // why label_lists is empty, when they could not be read
   std::vector<StoredSite> sites;
   bool layout_from_cache = false;
   // Thread ids to indexes: dense_index[id - dense_base] when the ids are
@@ -161,11 +165,12 @@ struct TimelineData {
   [[nodiscard]] std::optional<std::uint32_t> thread_index(ThreadId id) const;
   [[nodiscard]] const StoredSite* site(std::int64_t id) const;
   // Every distinct label of `thread` (an index into threads), in the order
-  // first given: empty when it has none. A thread with several has them
-  // read from `database` (a query on the calling thread); if that fails,
-  // the row text is all it gives.
+  // first given: empty when it has none, or while its list is still to be
+  // read (labels_pending).
   [[nodiscard]] std::vector<std::string> labels_of(std::uint32_t thread) const;
-  // How many labels_of(thread) gives, without copying them.
+  // Whether `thread` has several labels whose texts are not read yet.
+  [[nodiscard]] bool labels_pending(std::uint32_t thread) const;
+  // How many distinct labels `thread` has, known before their texts.
   [[nodiscard]] std::size_t label_count(std::uint32_t thread) const;
   // Every thread of `thread`'s merge chain.
   [[nodiscard]] std::vector<std::uint32_t> chain_members(std::uint32_t thread) const;
@@ -181,6 +186,10 @@ struct TimelineLoadOptions {
   // skein-view does not: it draws its first frame without them, and its
   // analysis worker reads them after (load_stored_findings).
   bool findings = true;
+  // Read every label list of the threads with several (label_lists).
+  // skein-view does not: its analysis worker reads them after the first
+  // frame (read_thread_label_lists).
+  bool label_lists = true;
 };
 
 // The findings a lint stored (recorder/store/SCHEMA.md, "anomalies"), sorted by

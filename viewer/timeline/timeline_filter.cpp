@@ -286,7 +286,6 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
 
   TimelineData& d = result.data;
   d.source = full.source;
-  d.database = full.database;  // for what stays there until asked (labels_of)
   d.first_time = full.first_time;
   d.end_time = full.end_time;
   d.idle = full.idle;
@@ -294,6 +293,8 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
   d.counters = full.counters;
   d.strings = full.strings;
   d.label_counts = full.label_counts;
+  d.label_lists = full.label_lists;
+  d.label_lists_error = full.label_lists_error;
   d.sites = full.sites;
   return result;
 }

@@ -13,7 +13,9 @@
 //   - summary: selecting a row highlights its threads;
 //   - details: a click on a related thread selects it on the timeline;
 //   - File ▸ Export View: the SVG holds the visible labels as text, the PNG
-//     has the widget's size; Copy Details puts the details on the clipboard.
+//     has the widget's size; Copy Details puts the details on the clipboard;
+//   - labels: a thread's many labels, read after the first frame, reach
+//     the details and the search.
 #include <QApplication>
 #include <QClipboard>
 #include <QLineEdit>
@@ -29,6 +31,7 @@
 #include <fstream>
 
 #include "tests/viewer/inspection_traces.hpp"
+#include "tests/viewer/app/highlight_band.hpp"
 #include "tests/viewer/pixel_count.hpp"
 #include "recorder/store/trace_import.hpp"
 #include "viewer/app/anomaly_dock.hpp"
@@ -41,6 +44,7 @@
 #include "viewer/app/summary_dock.hpp"
 #include "viewer/app/thread_details_dock.hpp"
 #include "viewer/app/why_dock.hpp"
+#include "viewer/models/thread_details_model.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/causal_path.hpp"
 #include "viewer/analysis/lint_run.hpp"
@@ -424,6 +428,50 @@ class InspectionWindowTest : public QObject {
     window_->reopen_last();
     QVERIFY(finished.wait(20000));
     QCOMPARE(QFileInfo(window_->current_path()).absoluteFilePath(), QFileInfo(other).absoluteFilePath());
+  }
+
+  // After the last: another trace, whose thread 2 has six labels. The
+  // timeline comes without their texts; once the analysis worker has read
+  // them, the details list all six and the search finds the thread by its
+  // fifth, which its row does not show, and bands its row.
+  void a_thread_with_six_labels_shows_them_all_once_read() {
+    std::string trace = "(skein-trace 1)\n(spawn 1000 1 0 task)\n(label 2000 1 \"plain\")\n"
+                        "(spawn 3000 2 0 task)\n";
+    const std::vector<std::string> six = {"accept", "parse", "route", "render", "compress", "reply"};
+    for (std::size_t k = 0; k < six.size(); ++k)
+      trace += "(label " + std::to_string(4000 + 1000 * k) + " 2 \"" + six[k] + "\")\n";
+    trace += "(label 20000 2 \"parse\")\n(switch 30000 2)\n(resolve 900000 2 2 ok)\n(end 1000000)\n";
+    const QString path = dir_.filePath(QStringLiteral("labelled.sexp"));
+    std::ofstream(path.toStdString()) << trace;
+    QSignalSpy finished(window_.get(), &MainWindow::load_finished);
+    QSignalSpy labels(inspection_, &Inspection::labels_settled);
+    window_->open(path);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.first().first().toBool(), true);
+    QVERIFY(labels.count() == 1 || labels.wait(20000));
+    const std::uint32_t two = *full().thread_index(2);
+    QCOMPARE(full().text(full().threads[two].label), std::string("accept · parse · route · +3 more"));
+    QCOMPARE(full().labels_of(two), six);
+
+    inspection_->go_to_thread(2);
+    ThreadDetailsModel* model = inspection_->details()->model();
+    const QModelIndex section = model->section_index(ThreadDetailsModel::Section::labels);
+    QVERIFY(section.isValid());
+    QCOMPARE(model->rowCount(section), 6);
+    for (int k = 0; k < 6; ++k)
+      QCOMPARE(model->index(k, ThreadDetailsModel::ValueColumn, section).data().toString(),
+               QString::fromStdString(six[static_cast<std::size_t>(k)]));
+
+    inspection_->show_search();
+    QLineEdit* edit = inspection_->search()->line_edit();
+    edit->clear();
+    QTest::keyClicks(edit, QStringLiteral("compress"));
+    QCOMPARE(highlighted_ids(), (std::vector<ThreadId>{2}));
+    timeline_->show_window(0, 1000000);
+    const QImage image = timeline_->grab().toImage();
+    QVERIFY(count_colour(image, test::highlight_band(*timeline_, shown(2), 100000, 800000), style::kHighlight) > 500);
+    QCOMPARE(count_colour(image, test::highlight_band(*timeline_, shown(1), 100000, 800000), style::kHighlight), 0);
+    edit->clear();
   }
 };
 

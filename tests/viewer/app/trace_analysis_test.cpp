@@ -2,7 +2,8 @@
 // against a database that changes under it: a reload that re-imports a
 // changed trace into the same cache file while the last trace's lint is
 // about to store its results, and a database replaced at its path by
-// someone else between the lint's read and its write.
+// someone else between the lint's read and its write; and the label
+// lists, read after the load and delivered before the lint is done.
 //
 // The traces' findings are worked out from LINTS.md's pending-at-end rule,
 // not from the code under test: every spawned thread that is never resolved
@@ -28,6 +29,7 @@
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/app/trace_analysis.hpp"
 #include "viewer/app/trace_loader.hpp"
+#include "viewer/timeline/thread_details.hpp"
 
 using namespace skein;
 
@@ -171,6 +173,60 @@ class TraceAnalysisTest : public QObject {
     QVERIFY2(answer->ok(), answer->ok() ? "" : answer->error().to_string().c_str());
     QCOMPARE(answer->value().subject, ThreadId(1));
     QCOMPARE(answer->value().start_time, TimeNs(1000));
+  }
+
+  void theLabelListsComeAfterTheLoadAndBeforeTheLint() {
+    // Thread 1 is labelled a, b, a, c, d, e (five distinct, in that order);
+    // thread 2 once; both pending at the end.
+    const std::string trace =
+        "(skein-trace 1)\n(spawn 10 1 0 task)\n(spawn 20 2 0 task)\n(label 30 2 \"only\")\n"
+        "(label 40 1 \"a\")\n(label 50 1 \"b\")\n(label 60 1 \"a\")\n(label 70 1 \"c\")\n"
+        "(label 80 1 \"d\")\n(label 90 1 \"e\")\n(end 1000)\n";
+    const QString path = write(QStringLiteral("labelled.sexp"), trace);
+    TraceLoader loader;
+    TraceAnalysis analysis;
+    StoreGate gate;
+    analysis.set_before_storing(gate.hook());
+    QSignalSpy loaded(&loader, &TraceLoader::loaded);
+    QSignalSpy labels(&analysis, &TraceAnalysis::labels_ready);
+    QSignalSpy ready(&analysis, &TraceAnalysis::findings_ready);
+    loader.load(path, dir_.filePath(QStringLiteral("labels-cache")));
+    QVERIFY(loaded.wait(20000));
+    auto data = loaded.first().at(1).value<std::shared_ptr<const TimelineData>>();
+    // Loaded with the counts and the row texts, not the lists.
+    const std::uint32_t one = *data->thread_index(1), two = *data->thread_index(2);
+    QCOMPARE(data->text(data->threads[one].label), std::string("a · b · c · +2 more"));
+    QCOMPARE(data->label_count(one), std::size_t(5));
+    QVERIFY(data->labels_pending(one));
+    QVERIFY(data->labels_of(one).empty());
+    QVERIFY(!data->labels_pending(two));
+    QCOMPARE(data->labels_of(two), std::vector<std::string>{"only"});
+    QVERIFY(thread_details_text(*data, one).find("  labels (5): still being read\n") != std::string::npos);
+
+    analysis.open(data->database, data);
+    // The lists arrive while the lint is held before it stores.
+    QVERIFY(gate.wait_reached());
+    QVERIFY(labels.count() == 1 || labels.wait(20000));
+    QCOMPARE(ready.count(), 0);
+    const QList<QVariant> got = labels.first();
+    QCOMPARE(got.at(0).value<quint64>(), analysis.generation());
+    QVERIFY2(got.at(2).toString().isEmpty(), qPrintable(got.at(2).toString()));
+    const auto lists = got.at(1).value<std::shared_ptr<const ThreadLabelLists>>();
+    QVERIFY(lists);
+    QCOMPARE(lists->size(), std::size_t(1));
+    QCOMPARE(lists->at(1), (std::vector<std::string>{"a", "b", "c", "d", "e"}));
+    gate.release();
+    QVERIFY(ready.wait(20000));
+
+    // A trace with no thread of several labels gets no lists to wait for.
+    const QString plain = write(QStringLiteral("plain.sexp"), spawning_trace(2));
+    loader.load(plain, dir_.filePath(QStringLiteral("labels-cache")), analysis.close());
+    QVERIFY(loaded.wait(20000));
+    auto second = loaded.last().at(1).value<std::shared_ptr<const TimelineData>>();
+    QVERIFY(!second->label_counts);
+    analysis.open(second->database, second);
+    QVERIFY(ready.wait(20000));
+    QCOMPARE(labels.count(), 1);
   }
 
   void closingWithNoTraceOpenIsReadyAndQuestionsGetAnError() {

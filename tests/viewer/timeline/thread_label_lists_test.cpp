@@ -4,8 +4,9 @@
 // expectations are written by hand from the trace, on both sides of
 // kRowLabelsShown (3): threads of 2, 3, 4 and 50 labels interleaved with
 // others, so a skip lands on the right next thread; and a table damaged
-// behind the import's back.
+// behind the import's back, read by both.
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,18 +56,18 @@ TEST_CASE("row labels: the first three and the count, whatever the number, and n
   CHECK(rows.value().row_texts == expected);
   CHECK(rows.value().counts == std::unordered_map<ThreadId, std::uint32_t>{{1, 2}, {3, 4}, {4, 3}, {5, 50}, {6, 2}});
 
-  // Whole, one thread or all.
-  auto five = read_thread_label_list(store.value().database(), 5);
-  REQUIRE(five.ok());
-  REQUIRE(five.value().size() == 50);
-  CHECK(five.value().front() == "t5-0");
-  CHECK(five.value().back() == "t5-49");
-  CHECK(read_thread_label_list(store.value().database(), 2).value().empty());
-  std::vector<std::pair<ThreadId, std::size_t>> lists;
-  REQUIRE(for_each_thread_label_list(store.value().database(), [&](ThreadId t, std::vector<std::string>&& l) {
-            lists.emplace_back(t, l.size());
-          }).ok());
-  CHECK(lists == std::vector<std::pair<ThreadId, std::size_t>>{{1, 2}, {3, 4}, {4, 3}, {5, 50}, {6, 2}});
+  // Whole: every thread with several, each list in order; none for the
+  // thread of one label.
+  auto lists = read_thread_label_lists(store.value().database());
+  REQUIRE(lists.ok());
+  std::map<ThreadId, std::size_t> sizes;
+  for (const auto& [t, l] : lists.value()) sizes[t] = l.size();
+  CHECK(sizes == std::map<ThreadId, std::size_t>{{1, 2}, {3, 4}, {4, 3}, {5, 50}, {6, 2}});
+  const std::vector<std::string>& five = lists.value().at(5);
+  CHECK(five.front() == "t5-0");
+  CHECK(five[17] == "t5-17");
+  CHECK(five.back() == "t5-49");
+  CHECK(lists.value().at(4) == std::vector<std::string>{"t4-0", "t4-1", "t4-2"});
 }
 
 TEST_CASE("row labels: a damaged table is read as it is, and a bad thread id is refused") {
@@ -89,6 +90,10 @@ TEST_CASE("row labels: a damaged table is read as it is, and a bad thread id is 
     REQUIRE(rows.ok());
     CHECK_FALSE(rows.value().counts.contains(1));
     CHECK(rows.value().counts.size() == 4);
+    auto lists = read_thread_label_lists(store.value().database());
+    REQUIRE(lists.ok());
+    CHECK_FALSE(lists.value().contains(1));
+    CHECK(lists.value().size() == 4);
   }
   SECTION("a thread id out of range") {
     REQUIRE(test::edit_database(db, "UPDATE thread_labels SET thread = 'x' WHERE thread = 4").empty());
@@ -96,8 +101,11 @@ TEST_CASE("row labels: a damaged table is read as it is, and a bad thread id is 
     REQUIRE(store.ok());
     auto rows = read_row_labels(store.value().database());
     REQUIRE_FALSE(rows.ok());
-    CHECK(rows.error().to_string() == db + ": damaged Skein database: thread_labels row (thread 'x', position 0): "
-                                           "thread is 'x' (thread ids are -9223372036854775807 to "
-                                           "9223372036854775807)");
+    const std::string message = db + ": damaged Skein database: thread_labels row (thread 'x', position 0): "
+                                     "thread is 'x' (thread ids are -9223372036854775807 to 9223372036854775807)";
+    CHECK(rows.error().to_string() == message);
+    auto lists = read_thread_label_lists(store.value().database());
+    REQUIRE_FALSE(lists.ok());
+    CHECK(lists.error().to_string() == message);
   }
 }
