@@ -21,6 +21,14 @@ Result<bool> has_derived_columns(SqliteDatabase& db, const DerivedTable& table) 
   return found.value() == table.columns;
 }
 
+Status set_layout_row_count(SqliteDatabase& db, std::int64_t rows) {
+  auto q = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)");
+  if (!q) return q.error();
+  q.value().bind(1, kLayoutRowsKey);
+  q.value().bind(2, rows);
+  return q.value().run();
+}
+
 Status replace_derived_rows(SqliteDatabase& db, const DerivedTable& table, std::string_view schema) {
   const std::string prefix = schema.empty() ? std::string() : std::string(schema) + ".";
   bool present = false;

@@ -39,6 +39,10 @@ struct DerivedTable {
 inline constexpr DerivedTable kLayoutTable{
     "layout_v2", "thread,row", "CREATE TABLE layout_v2(thread INTEGER PRIMARY KEY, row INTEGER NOT NULL)",
     "the layout"};
+// How many rows the layout has (its largest row plus one), kept in `meta`
+// under this key by whoever writes layout_v2, in the same transaction: a
+// reader of a window learns it without scanning the table.
+inline constexpr std::string_view kLayoutRowsKey = "layout_rows";
 
 // The lints' findings (viewer/analysis/anomaly_table.hpp), one row each,
 // their texts interned in finding_texts: `rule`, `severity` and `grouping`
@@ -111,6 +115,8 @@ inline constexpr std::array<const DerivedTable*, 4> kDerivedTables{&kLayoutTable
 // deleted when present with our columns; fails naming the columns found
 // when a table of that name has others. `schema` is ours, never a trace's
 // text.
+// Records the layout's row count in meta (kLayoutRowsKey).
+[[nodiscard]] Status set_layout_row_count(SqliteDatabase& db, std::int64_t rows);
 [[nodiscard]] Status replace_derived_rows(SqliteDatabase& db, const DerivedTable& table,
                                           std::string_view schema = "");
 

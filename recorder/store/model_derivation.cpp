@@ -442,6 +442,7 @@ void ModelDerivation::add(const Record& record) {
   }
   s.block.last_event = e;
   if (const auto time = time_of(record)) s.time_of_record(*time);
+  if (const auto* gc = std::get_if<GcRecord>(&record)) s.model.longest_gc = std::max(s.model.longest_gc, gc->duration);
   std::visit([&](const auto& r) { s.on(r); }, record);
 }
 

@@ -209,6 +209,7 @@ struct DerivedModel {
   TimeNs first_time = kNoTime;  // of the first record with a time
   TimeNs end_time = kNoTime;    // the latest time of any record: the trace's end
   bool ended = false;           // an (end) record was seen
+  TimeNs longest_gc = 0;        // the longest gc record's duration: how far before a window a gc may start
   std::uint64_t lost_records = 0;  // the sum of (lost COUNT) records, held at INT64_MAX
   bool lost_records_saturated = false;  // the true sum is past INT64_MAX
   std::array<std::uint64_t, kDerivationWarningKinds> warning_counts{};

@@ -126,7 +126,12 @@ Status add_layout(SqliteDatabase& db, const DerivedModel& m) {
   auto rows = BulkInsert::prepare(db, "layout_v2(thread, row)", 2);
   if (!rows) return rows.error();
   std::vector<std::pair<ThreadId, std::int32_t>> placed(m.threads.size());
-  for (std::size_t i = 0; i < placed.size(); ++i) placed[i] = {m.threads[i].id, m.layout_rows[i]};
+  std::int32_t row_count = 0;
+  for (std::size_t i = 0; i < placed.size(); ++i) {
+    placed[i] = {m.threads[i].id, m.layout_rows[i]};
+    row_count = std::max(row_count, m.layout_rows[i] + 1);
+  }
+  if (Status s = set_layout_row_count(db, row_count); !s.ok()) return s;
   return rows.value().insert(placed, [](SqliteStatement& q, int p, const std::pair<ThreadId, std::int32_t>& r) {
     q.bind(p, static_cast<std::int64_t>(r.first));
     q.bind(p + 1, static_cast<std::int64_t>(r.second));

@@ -477,6 +477,7 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
   if (model.first_time != kNoTime) check(w.set_meta("first_time", model.first_time));
   if (model.end_time != kNoTime) check(w.set_meta("end_time", model.end_time));
   check(w.set_meta("ended", static_cast<std::int64_t>(model.ended)));
+  check(w.set_meta("longest_gc", model.longest_gc));
   check(w.set_meta("truncated", static_cast<std::int64_t>(report.truncated)));
   check(w.set_meta("lost_records", static_cast<std::int64_t>(model.lost_records)));
   check(w.set_meta("lost_records_saturated", static_cast<std::int64_t>(model.lost_records_saturated)));

@@ -29,6 +29,7 @@
 #include "viewer/cli/stored_lint_results.hpp"
 #include "viewer/timeline/finding_focus.hpp"
 #include "viewer/timeline/timeline_data.hpp"
+#include "viewer/timeline/timeline_window.hpp"
 #include "viewer/analysis/units.hpp"
 #include "viewer/render/timeline_image.hpp"
 #include "viewer/render/timeline_painter.hpp"
@@ -107,12 +108,30 @@ int run_render(const QStringList& args) {
   // A TRACE is read through its cache database: that is an input too.
   if (output_names_an_input(request.output, OutputContent::stream, {opened->database_path})) return kExitUsage;
   if (finding_number && !ensure_lint_results(opened, path, LintNeeds::findings, "render", exit_code)) return exit_code;
-  // An image shows the rows' texts, never a thread's whole label list.
-  TimelineLoadOptions load_options;
-  load_options.label_lists = false;
-  auto data = load_timeline(*opened->store, load_options);
+  // A window narrower than half the trace is read alone
+  // (timeline_window.hpp), the same picture as from the whole trace; else,
+  // or when the database cannot give it, the whole trace is read. An image
+  // shows the rows' texts, never a thread's whole label list.
+  Result<TimelineData> data = TimelineData{};
+  bool windowed = false;
+  if (request.from && request.to && !finding_number) {
+    auto window = load_timeline_window(*opened->store, *request.from, *request.to);
+    if (!window) {
+      print_err(terminal_text(window.error().to_string()) + "\n");
+      return kExitUsage;
+    }
+    if (window.value()) {
+      data = std::move(*window.value());
+      windowed = true;
+    }
+  }
+  if (!windowed) {
+    TimelineLoadOptions load_options;
+    load_options.label_lists = false;
+    data = load_timeline(*opened->store, load_options);
+  }
   if (!data) {
-    print_err(data.error().to_string() + "\n");
+    print_err(terminal_text(data.error().to_string()) + "\n");
     return kExitUsage;
   }
   TimelineViewState view;

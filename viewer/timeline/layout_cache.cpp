@@ -7,6 +7,8 @@
 // rolled back on any failure.
 #include "viewer/timeline/layout_cache.hpp"
 
+#include <algorithm>
+
 #include "recorder/store/derived_tables.hpp"
 #include "recorder/store/trace_database.hpp"
 
@@ -40,11 +42,14 @@ Status write_layout_cache(TraceDatabase& database, const std::vector<std::pair<T
   if (Status s = replace_derived_rows(db, kLayoutTable); !s.ok()) return s;
   auto insert = db.prepare("INSERT INTO layout_v2(thread, row) VALUES (?1, ?2)");
   if (!insert) return insert.error();
+  std::int64_t row_count = 0;
   for (const auto& [thread, row] : rows) {
+    row_count = std::max<std::int64_t>(row_count, std::int64_t{row} + 1);
     insert.value().bind(1, static_cast<std::int64_t>(thread));
     insert.value().bind(2, static_cast<std::int64_t>(row));
     if (Status s = insert.value().run(); !s.ok()) return s;
   }
+  if (Status s = set_layout_row_count(db, row_count); !s.ok()) return s;
   return write.value().commit();
 }
 

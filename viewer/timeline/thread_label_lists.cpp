@@ -93,6 +93,36 @@ Result<RowLabels> read_row_labels(SqliteDatabase& db) {
   return out;
 }
 
+Result<std::optional<RowLabel>> read_row_label(SqliteDatabase& db, ThreadId thread) {
+  auto first = db.prepare("SELECT thread, label, position FROM thread_labels WHERE thread = ?1 ORDER BY position LIMIT ?2");
+  if (!first) return first.error();
+  first.value().bind(1, static_cast<std::int64_t>(thread));
+  first.value().bind(2, static_cast<std::int64_t>(kRowLabelsShown + 1));
+  std::vector<std::string> labels;
+  if (Status s = first.value().for_each_row([&](SqliteStatement& q) -> Status {
+        if (auto t = checked_thread(q, 0, 2); !t) return t.error();
+        labels.emplace_back(q.text(1));
+        return {};
+      });
+      !s.ok())
+    return s.error();
+  if (labels.size() < 2) return std::optional<RowLabel>();
+  std::uint64_t count = labels.size();
+  if (labels.size() > kRowLabelsShown) {
+    auto last = db.prepare("SELECT max(position) FROM thread_labels WHERE thread = ?1");
+    if (!last) return last.error();
+    last.value().bind(1, static_cast<std::int64_t>(thread));
+    auto top = last.value().step();
+    if (!top) return top.error();
+    const std::optional<std::int64_t> position = top.value() ? last.value().optional_int64(0) : std::nullopt;
+    if (position && *position >= 0 && *position < std::numeric_limits<std::int64_t>::max())
+      count = std::max<std::uint64_t>(count, static_cast<std::uint64_t>(*position) + 1);
+    labels.resize(kRowLabelsShown);
+  }
+  return std::optional<RowLabel>(
+      RowLabel{row_label_text(labels, count), static_cast<std::uint32_t>(std::min<std::uint64_t>(count, UINT32_MAX))});
+}
+
 Result<ThreadLabelLists> read_thread_label_lists(SqliteDatabase& db) {
   ThreadLabelLists lists;
   std::optional<ThreadId> thread;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -47,6 +48,14 @@ struct RowLabels {
 [[nodiscard]] std::string row_label_text(const std::vector<std::string>& first, std::uint64_t count);
 
 [[nodiscard]] Result<RowLabels> read_row_labels(SqliteDatabase& db);
+// One thread's row text and label count, as read_row_labels gives them
+// (nullopt: fewer than two labels), by at most kRowLabelsShown + 1 rows and
+// one seek.
+struct RowLabel {
+  std::string text;
+  std::uint32_t count = 0;
+};
+[[nodiscard]] Result<std::optional<RowLabel>> read_row_label(SqliteDatabase& db, ThreadId thread);
 // Every list, by thread id.
 [[nodiscard]] Result<ThreadLabelLists> read_thread_label_lists(SqliteDatabase& db);
 

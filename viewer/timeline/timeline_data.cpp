@@ -97,24 +97,8 @@ class Interner {
 // thread ids turned into indexes into data.threads (-1: none, or a thread
 // the trace does not have).
 std::vector<TimelineAnomaly> read_stored_findings(SqliteDatabase& db, const TimelineData& data) {
-  const auto index = [&](std::optional<std::int64_t> id) -> std::int32_t {
-    if (!id) return -1;
-    const auto i = data.thread_index(*id);
-    return i ? static_cast<std::int32_t>(*i) : -1;
-  };
   std::vector<TimelineAnomaly> found;
-  for (StoredFinding& f : read_stored_findings(db)) {
-    TimelineAnomaly a;
-    a.time = f.time;
-    a.thread = index(f.thread);
-    a.from = index(f.from);
-    a.wording = std::move(f.wording);
-    a.arguments = f.arguments;
-    a.suspect = index(f.suspect);
-    a.event = f.event;
-    a.number = f.number;
-    found.push_back(std::move(a));
-  }
+  for (StoredFinding& f : read_stored_findings(db)) found.push_back(timeline_finding(std::move(f), data));
   return found;
 }
 
@@ -168,31 +152,17 @@ ThreadOutcome outcome_of(const std::optional<std::string>& o) {
 // Threads, by id, and what the layout needs of each.
 Status read_threads(SqliteDatabase& db, Interner& strings, TimelineData& data,
                     std::vector<LayoutThread>& layout_input) {
-  if (Status s = db.for_each_row("SELECT id, parent, kind, site, label, created, resolved, outcome, failure, merged_into, first_run, "
-          "run_time FROM threads ORDER BY id",
-          [&](SqliteStatement& q) -> Status {
-            CheckedValues v(q);
-            TimelineThread t;
-            t.id = v.thread(0, "id").value_or(0);
-            const std::optional<ThreadId> parent = v.thread(1, "parent");
-            t.parent = parent.value_or(-1);
-            t.kind = strings.intern(q.is_null(2) ? std::string_view() : q.text(2));
-            t.site = q.optional_int64(3).value_or(-1);
-            t.label = strings.intern(q.is_null(4) ? std::string_view() : q.text(4));
-            t.start = v.time(5, "created").value_or(0);
-            t.outcome = outcome_of(q.optional_text(7));
-            t.end = std::max(t.start, v.time(6, "resolved").value_or(data.end_time));
-            t.failure = strings.intern(q.is_null(8) ? std::string_view() : q.text(8));
-            const std::optional<ThreadId> merged_into = v.thread(9, "merged_into");
-            t.merged_into = merged_into.value_or(-1);
-            t.first_run = v.time(10, "first_run").value_or(-1);
-            t.run_time = v.time(11, "run_time").value_or(0);
-            if (Status bad = v.verdict([&] { return "threads row " + std::string(q.text(0)); }); !bad.ok()) return bad;
-            LayoutThread l{t.id, parent, t.start, t.end, merged_into, t.label != 0};
-            data.threads.push_back(t);
-            layout_input.push_back(l);
-            return {};
-          });
+  const auto intern = [&](std::string_view text) { return strings.intern(text); };
+  if (Status s = db.for_each_row(std::string("SELECT ") + std::string(kTimelineThreadColumns) + " FROM threads ORDER BY id",
+                                 [&](SqliteStatement& q) -> Status {
+                                   auto row = timeline_thread_from_row(q, data.end_time, intern);
+                                   if (!row) return row.error();
+                                   const TimelineThread& t = row.value().thread;
+                                   layout_input.push_back(LayoutThread{t.id, row.value().parent, t.start, t.end,
+                                                                       row.value().merged_into, t.label != 0});
+                                   data.threads.push_back(t);
+                                   return {};
+                                 });
       !s.ok())
     return s;
   // Defensive: ORDER BY id walks the table's B-tree, which in a damaged
@@ -314,24 +284,6 @@ void apply_row_labels(RowLabels& labels, Interner& strings, TimelineData& data) 
     data.label_counts = std::make_shared<const std::unordered_map<ThreadId, std::uint32_t>>(std::move(labels.counts));
 }
 
-// Idle lasts until some thread runs again.
-void derive_idle(std::vector<TimeNs>& activation_starts, std::vector<TimeNs>& idle_starts, TimelineData& data) {
-  if (!std::is_sorted(activation_starts.begin(), activation_starts.end()))
-    std::sort(activation_starts.begin(), activation_starts.end());
-  std::sort(idle_starts.begin(), idle_starts.end());
-  for (TimeNs t : idle_starts) {
-    auto next = std::upper_bound(activation_starts.begin(), activation_starts.end(), t);
-    const TimeNs end = next == activation_starts.end() ? data.end_time : *next;
-    if (!data.idle.empty() && data.idle.back().end >= t) {
-      data.idle.back().end = std::max(data.idle.back().end, end);
-      continue;
-    }
-    data.idle.push_back(TimelineBand{t, std::max(t, end)});
-  }
-  std::sort(data.gc.begin(), data.gc.end(), [](const TimelineBand& a, const TimelineBand& b) { return a.start < b.start; });
-
-}
-
 // Counters, clustered by name then time.
 Status read_counters(SqliteDatabase& db, TimelineData& data) {
   if (Status s = db.for_each_row("SELECT name, time, value, event FROM counters ORDER BY name, time",
@@ -363,6 +315,64 @@ Status read_counters(SqliteDatabase& db, TimelineData& data) {
 }
 
 }  // namespace
+
+void derive_idle(std::vector<TimeNs>& activation_starts, std::vector<TimeNs>& idle_starts, TimelineData& data) {
+  if (!std::is_sorted(activation_starts.begin(), activation_starts.end()))
+    std::sort(activation_starts.begin(), activation_starts.end());
+  std::sort(idle_starts.begin(), idle_starts.end());
+  for (TimeNs t : idle_starts) {
+    auto next = std::upper_bound(activation_starts.begin(), activation_starts.end(), t);
+    const TimeNs end = next == activation_starts.end() ? data.end_time : *next;
+    if (!data.idle.empty() && data.idle.back().end >= t) {
+      data.idle.back().end = std::max(data.idle.back().end, end);
+      continue;
+    }
+    data.idle.push_back(TimelineBand{t, std::max(t, end)});
+  }
+  std::sort(data.gc.begin(), data.gc.end(), [](const TimelineBand& a, const TimelineBand& b) { return a.start < b.start; });
+
+}
+
+TimelineAnomaly timeline_finding(StoredFinding&& f, const TimelineData& data) {
+  const auto index = [&](std::optional<std::int64_t> id) -> std::int32_t {
+    if (!id) return -1;
+    const auto i = data.thread_index(*id);
+    return i ? static_cast<std::int32_t>(*i) : -1;
+  };
+  TimelineAnomaly a;
+  a.time = f.time;
+  a.thread = index(f.thread);
+  a.from = index(f.from);
+  a.wording = std::move(f.wording);
+  a.arguments = f.arguments;
+  a.suspect = index(f.suspect);
+  a.event = f.event;
+  a.number = f.number;
+  return a;
+}
+
+Result<StoredTimelineThread> timeline_thread_from_row(SqliteStatement& q, TimeNs end_time,
+                                                     const std::function<std::uint32_t(std::string_view)>& intern) {
+  CheckedValues v(q);
+  StoredTimelineThread out;
+  TimelineThread& t = out.thread;
+  t.id = v.thread(0, "id").value_or(0);
+  out.parent = v.thread(1, "parent");
+  t.parent = out.parent.value_or(-1);
+  t.kind = intern(q.is_null(2) ? std::string_view() : q.text(2));
+  t.site = q.optional_int64(3).value_or(-1);
+  t.label = intern(q.is_null(4) ? std::string_view() : q.text(4));
+  t.start = v.time(5, "created").value_or(0);
+  t.outcome = outcome_of(q.optional_text(7));
+  t.end = std::max(t.start, v.time(6, "resolved").value_or(end_time));
+  t.failure = intern(q.is_null(8) ? std::string_view() : q.text(8));
+  out.merged_into = v.thread(9, "merged_into");
+  t.merged_into = out.merged_into.value_or(-1);
+  t.first_run = v.time(10, "first_run").value_or(-1);
+  t.run_time = v.time(11, "run_time").value_or(0);
+  if (Status bad = v.verdict([&] { return "threads row " + std::string(q.text(0)); }); !bad.ok()) return bad.error();
+  return out;
+}
 
 std::vector<std::string> TimelineData::labels_of(std::uint32_t thread) const {
   if (thread >= threads.size()) return {};

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,7 @@
 #include "recorder/store/trace_database.hpp"
 #include "viewer/timeline/thread_label_lists.hpp"
 #include "recorder/store/trace_store.hpp"
+#include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/finding_text.hpp"
 
 namespace skein {
@@ -199,6 +201,21 @@ struct TimelineLoadOptions {
 // another thread than the one that owns `data`.
 [[nodiscard]] std::vector<TimelineAnomaly> load_stored_findings(SqliteDatabase& db, const TimelineData& data);
 
+// One row of `threads`, selected as kTimelineThreadColumns, as the
+// timeline holds it (its end the trace's end while pending), its texts
+// interned by `intern`; with its parent and merge target as stored (the
+// layout tells an absent one from any id). Ids and times are checked
+// (store_value_check.hpp).
+inline constexpr std::string_view kTimelineThreadColumns =
+    "id, parent, kind, site, label, created, resolved, outcome, failure, merged_into, first_run, run_time";
+struct StoredTimelineThread {
+  TimelineThread thread;
+  std::optional<ThreadId> parent;
+  std::optional<ThreadId> merged_into;
+};
+[[nodiscard]] Result<StoredTimelineThread> timeline_thread_from_row(
+    SqliteStatement& q, TimeNs end_time, const std::function<std::uint32_t(std::string_view)>& intern);
+
 // Assembly, shared by load_timeline and the view filters
 // (timeline_filter.hpp), which derive a TimelineData from another:
 //   - index_threads: the id -> index table, from `threads` (sorted by id);
@@ -208,6 +225,12 @@ struct TimelineLoadOptions {
 //   - place_activation: appends an activation to its thread's row; call it
 //     in start order (it clips one that went backwards, keeping the row's
 //     activations sorted and disjoint).
+//   - derive_idle: the idle bands, each from an idle record until the next
+//     activation start (or the trace's end), overlapping ones merged; and
+//     sorts the gc bands;
+//   - timeline_finding: a stored finding with its threads as indexes.
+void derive_idle(std::vector<TimeNs>& activation_starts, std::vector<TimeNs>& idle_starts, TimelineData& data);
+[[nodiscard]] TimelineAnomaly timeline_finding(StoredFinding&& finding, const TimelineData& data);
 void index_threads(TimelineData& data);
 void assemble_rows(TimelineData& data, const std::vector<std::int32_t>& rows, const std::vector<std::uint32_t>& heads,
                    std::int32_t row_count);
