@@ -59,6 +59,17 @@ inline constexpr DerivedTable kFindingTextsTable{
     "finding_texts", "id,text", "CREATE TABLE finding_texts(id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
     "the findings' texts"};
 
+// A block range index over `findings`: per kFindingBlockSize consecutive
+// ids, the smallest and largest time among them. A window's findings are
+// those of the blocks that meet it; the lints number their findings
+// nearly in time order, so few blocks do.
+inline constexpr std::int64_t kFindingBlockSize = 256;
+inline constexpr DerivedTable kFindingBlocksTable{
+    "finding_blocks", "id,first_finding,last_finding,start,end",
+    "CREATE TABLE finding_blocks(id INTEGER PRIMARY KEY, first_finding INTEGER NOT NULL, "
+    "last_finding INTEGER NOT NULL, start INTEGER NOT NULL, \"end\" INTEGER NOT NULL)",
+    "the findings' block index"};
+
 // The findings as one reads them in SQL: a view over the two tables above
 // with the columns the lints' table had before its texts were interned.
 inline constexpr DerivedTable kAnomaliesView{
@@ -99,8 +110,8 @@ inline constexpr DerivedTable kOlderTransfersTable{
     "the causes"};
 
 // The tables (the view aside), each made by replace_derived_rows.
-inline constexpr std::array<const DerivedTable*, 4> kDerivedTables{&kLayoutTable, &kFindingsTable,
-                                                                   &kFindingTextsTable, &kTransferBlocksTable};
+inline constexpr std::array<const DerivedTable*, 5> kDerivedTables{
+    &kLayoutTable, &kFindingsTable, &kFindingTextsTable, &kFindingBlocksTable, &kTransferBlocksTable};
 
 // Whether `db` defines `table` (a table, or a view for kAnomaliesView)
 // exactly as Skein creates it (sqlite_schema's text word for word); false

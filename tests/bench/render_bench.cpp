@@ -20,6 +20,9 @@
 //   - the simplify-binds toggle <= 300 ms at 10M (shown at 1M);
 //   - a search (Ctrl+F, by kind, every thread) answers, its first match
 //     included, in <= 200 ms at 10M (shown at 1M);
+//   - `skein render DB --from 50ms --to 51ms` (a window read alone,
+//     timeline_window.hpp), a process of its own: its time and peak
+//     resident memory at 10M at most 1.5x those at 1M, median of three;
 //   - one thread labelled 320,000 times with distinct labels opens to its
 //     first frame in at most 2x the time of one labelled 320,000 times with
 //     one label (its row shows a few labels, kRowLabelsShown, and only
@@ -31,6 +34,8 @@
 //
 // Usage: render_bench [MAX_RECORDS] (default 10,000,000).
 // SKEIN_RENDER_BENCH_KEEP=PREFIX keeps the generated databases for reuse.
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -184,6 +189,32 @@ InspectionSetUp set_up_inspection(const TimelineData& data) {
   return s;
 }
 
+// `skein render DB --from 50ms --to 51ms -o OUT.png` in a child process:
+// its wall time (s) and peak resident memory (MB); exits the bench if it
+// fails.
+std::pair<double, double> render_one_millisecond(const std::string& db) {
+  const std::string out = db + "-window.png";
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t child = fork();
+  if (child == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 1);
+    execl(SKEIN_CLI_PATH, SKEIN_CLI_PATH, "render", db.c_str(), "--from", "50ms", "--to", "51ms", "-o", out.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(child, &status, 0, &usage);
+  const double seconds = seconds_since(start);
+  std::remove(out.c_str());
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "render_bench: skein render %s failed\n", db.c_str());
+    std::exit(2);
+  }
+  return {seconds, double(usage.ru_maxrss) / 1024.0};
+}
+
 struct Opened {
   std::unique_ptr<TimelineData> data;
   double seconds = 0;
@@ -246,6 +277,7 @@ int main(int argc, char** argv) {
   QGuiApplication app(argc, argv);
 
   bench::Table table("viewer rendering (1600x900 offscreen frames of generated traces), medians");
+  std::pair<double, double> one_ms_render{0, 0};  // the first size's (1M) skein render: seconds, MB
   for (const auto& [size, db] : databases) {
     // Opening: cold (no layout cache) three times, then cached once.
     std::vector<double> cold;
@@ -342,6 +374,29 @@ int main(int argc, char** argv) {
                      format_duration_ns(static_cast<std::int64_t>(std::llround(window))) +
                      (level == 0 ? " (" + std::to_string(data.anomalies.size()) + " findings)" : std::string()),
                  bench::fixed(ms, 1, "ms"), "<= 16 ms", ms <= 16});
+    }
+
+    {
+      std::vector<double> times, peaks;
+      for (int run = 0; run < 3; ++run) {
+        const auto [seconds, peak] = render_one_millisecond(db);
+        times.push_back(seconds);
+        peaks.push_back(peak);
+      }
+      const double t = median(times), peak = median(peaks);
+      const bool first = one_ms_render.first == 0;
+      if (first) one_ms_render = {t, peak};
+      const double time_ratio = t / one_ms_render.first, peak_ratio = peak / one_ms_render.second;
+      table.add({std::string("skein render of 50-51 ms, ") + size.name + ": time", bench::fixed(t * 1e3, 0, "ms"), "",
+                 true});
+      table.add({std::string("skein render of 50-51 ms, ") + size.name + ": peak memory", bench::fixed(peak, 0, "MB"),
+                 "", true});
+      if (!first) {
+        table.add({std::string("skein render of 50-51 ms, ") + size.name + " vs 1M: time",
+                   bench::fixed(time_ratio, 2, "x"), "<= 1.50 x", time_ratio <= 1.5});
+        table.add({std::string("skein render of 50-51 ms, ") + size.name + " vs 1M: peak memory",
+                   bench::fixed(peak_ratio, 2, "x"), "<= 1.50 x", peak_ratio <= 1.5});
+      }
     }
 
     const double rss = resident_mb();

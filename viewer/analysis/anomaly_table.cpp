@@ -37,9 +37,35 @@ class TextIds {
   std::vector<const std::string*> order_;
 };
 
+// The block range index over the findings as numbered (kFindingBlocksTable).
+Status write_finding_blocks(SqliteDatabase& db, const std::vector<LintFinding>& findings) {
+  if (Status s = replace_derived_rows(db, kFindingBlocksTable); !s.ok()) return s;
+  auto insert = db.prepare(
+      "INSERT INTO finding_blocks(id, first_finding, last_finding, start, \"end\") VALUES (?1, ?2, ?3, ?4, ?5)");
+  if (!insert) return insert.error();
+  const auto n = static_cast<std::int64_t>(findings.size());
+  for (std::int64_t first = 1, block = 1; first <= n; first += kFindingBlockSize, ++block) {
+    const std::int64_t last = std::min(n, first + kFindingBlockSize - 1);
+    TimeNs start = findings[static_cast<std::size_t>(first - 1)].time, end = start;
+    for (std::int64_t id = first; id <= last; ++id) {
+      start = std::min(start, findings[static_cast<std::size_t>(id - 1)].time);
+      end = std::max(end, findings[static_cast<std::size_t>(id - 1)].time);
+    }
+    SqliteStatement& q = insert.value();
+    q.bind(1, block);
+    q.bind(2, first);
+    q.bind(3, last);
+    q.bind(4, static_cast<std::int64_t>(start));
+    q.bind(5, static_cast<std::int64_t>(end));
+    if (Status s = q.run(); !s.ok()) return s;
+  }
+  return {};
+}
+
 Status write_findings(SqliteDatabase& db, const std::vector<LintFinding>& findings) {
   if (Status s = replace_derived_rows(db, kFindingsTable); !s.ok()) return s;
   if (Status s = replace_derived_rows(db, kFindingTextsTable); !s.ok()) return s;
+  if (Status s = write_finding_blocks(db, findings); !s.ok()) return s;
   if (Status s = define_anomalies_view(db); !s.ok()) return s;
   auto insert = db.prepare(
       "INSERT INTO findings(id, rule, severity, time, thread, from_thread, suspect, event, grouping, message, "
@@ -106,7 +132,32 @@ Result<bool> has_interned_findings(SqliteDatabase& db) {
 // The findings as the view's tables hold them. A row that names a text the
 // table lacks, or whose template is not one split_message writes, or whose
 // time is past the format's limits, is skipped: it cannot be shown true.
-std::vector<StoredFinding> read_interned_findings(SqliteDatabase& db) {
+// The finding ids [first, last] whose blocks meet [from, to], adjacent
+// ranges joined; nullopt when there is no block index of ours.
+std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> finding_ranges(SqliteDatabase& db, TimeNs from,
+                                                                                   TimeNs to) {
+  auto ours = has_derived_columns(db, kFindingBlocksTable);
+  if (!ours || !ours.value()) return std::nullopt;
+  auto q = db.prepare("SELECT first_finding, last_finding FROM finding_blocks WHERE \"end\" >= ?1 AND start <= ?2 "
+                      "ORDER BY id");
+  if (!q) return std::nullopt;
+  q.value().bind(1, static_cast<std::int64_t>(from));
+  q.value().bind(2, static_cast<std::int64_t>(to));
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+  const Status s = q.value().for_each_row([&](SqliteStatement& row) {
+    const std::int64_t first = row.int64(0), last = row.int64(1);
+    if (!ranges.empty() && ranges.back().second != INT64_MAX && first == ranges.back().second + 1)
+      ranges.back().second = last;
+    else
+      ranges.emplace_back(first, last);
+  });
+  if (!s.ok()) return std::nullopt;
+  return ranges;
+}
+
+// The findings, all of them or (window set) those with a time in it.
+std::vector<StoredFinding> read_interned_findings(SqliteDatabase& db,
+                                                  std::optional<std::pair<TimeNs, TimeNs>> window = std::nullopt) {
   std::unordered_map<std::int64_t, std::string> texts;
   if (!db.for_each_row("SELECT id, text FROM finding_texts",
                        [&](SqliteStatement& q) { texts.emplace(q.int64(0), q.optional_text(1).value_or("")); })
@@ -135,10 +186,7 @@ std::vector<StoredFinding> read_interned_findings(SqliteDatabase& db) {
   std::unordered_map<Key, std::shared_ptr<const FindingWording>, KeyHash> wordings;
   FindingWordings interned;
   std::vector<StoredFinding> found;
-  const Status s = db.for_each_row(
-      "SELECT id, rule, severity, time, thread, from_thread, suspect, event, grouping, message, a1, a2, a3, a4 "
-      "FROM findings ORDER BY id",
-      [&](SqliteStatement& q) {
+  const auto on_row = [&](SqliteStatement& q) {
         if (q.is_null(3) || !is_valid_time(q.int64(3))) return;
         const auto rule_id = q.optional_int64(1), severity_id = q.optional_int64(2), message_id = q.optional_int64(9);
         const std::optional<std::int64_t> grouping_id = q.optional_int64(8);
@@ -169,8 +217,30 @@ std::vector<StoredFinding> read_interned_findings(SqliteDatabase& db) {
         f.suspect = q.optional_int64(6);
         f.event = q.optional_int64(7).value_or(-1);
         found.push_back(std::move(f));
-      });
-  if (!s.ok()) return {};
+      };
+  constexpr std::string_view kColumns =
+      "SELECT id, rule, severity, time, thread, from_thread, suspect, event, grouping, message, a1, a2, a3, a4 "
+      "FROM findings";
+  // A window: the ranges of ids its blocks give, each row's time tested
+  // too; without a block index, every row's time.
+  std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> ranges;
+  if (window) ranges = finding_ranges(db, window->first, window->second);
+  if (window && !ranges) ranges.emplace(1, std::make_pair(std::int64_t{1}, INT64_MAX));
+  if (!ranges) {
+    if (!db.for_each_row(std::string(kColumns) + " ORDER BY id", on_row).ok()) return {};
+  } else {
+    auto q = db.prepare(std::string(kColumns) + " WHERE id BETWEEN ?1 AND ?2 AND time BETWEEN ?3 AND ?4 ORDER BY id");
+    if (!q) return {};
+    for (const auto& [first, last] : *ranges) {
+      q.value().bind(1, first);
+      q.value().bind(2, last);
+      q.value().bind(3, static_cast<std::int64_t>(window->first));
+      q.value().bind(4, static_cast<std::int64_t>(window->second));
+      const Status walked = q.value().for_each_row(on_row);
+      q.value().reset();
+      if (!walked.ok()) return {};
+    }
+  }
   // By time, then number: the table's key order read above costs no sort
   // in SQL, and the numbers are distinct, so this order is total.
   std::sort(found.begin(), found.end(), [](const StoredFinding& a, const StoredFinding& b) {
@@ -195,6 +265,14 @@ Result<LintResultsPresent> lint_results_present(SqliteDatabase& db) {
   if (!causes) return causes.error();
   present.causes = causes.value();
   return present;
+}
+
+std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db, TimeNs from, TimeNs to) {
+  if (auto interned = has_interned_findings(db); interned && interned.value())
+    return read_interned_findings(db, std::make_pair(from, to));
+  std::vector<StoredFinding> found = read_stored_findings(db);
+  std::erase_if(found, [&](const StoredFinding& f) { return f.time < from || f.time > to; });
+  return found;
 }
 
 std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db) {

@@ -80,5 +80,8 @@ struct StoredFinding : FindingText {
 // is past the format's limits, or whose texts are missing or not a template
 // Skein writes, is skipped.
 [[nodiscard]] std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db);
+// Those with a time in [from, to], the same way: through the block index
+// of their ids (finding_blocks) when the database has one, else by a scan.
+[[nodiscard]] std::vector<StoredFinding> read_stored_findings(SqliteDatabase& db, TimeNs from, TimeNs to);
 
 }  // namespace skein

@@ -200,11 +200,8 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
   }
 
   // Findings within a window's width of it.
-  std::vector<StoredFinding> findings;
-  for (StoredFinding& f : read_stored_findings(db)) {
-    const TimeNs reach = to - from;
-    if (f.time >= saturating_add(lo, -reach) && f.time <= saturating_add(hi, reach)) findings.push_back(std::move(f));
-  }
+  std::vector<StoredFinding> findings =
+      read_stored_findings(db, saturating_add(lo, -(to - from)), saturating_add(hi, to - from));
 
   // The threads the edges and findings name that are not loaded.
   std::set<ThreadId> named;

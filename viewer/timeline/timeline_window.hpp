@@ -18,7 +18,8 @@
 //   - every counter by name with its samples in the window and the last
 //     one before it, and its minimum and maximum over the whole trace (a
 //     lane's scale);
-//   - the stored findings within a window's width of it.
+//   - the stored findings within a window's width of it, through the block
+//     index of their ids (finding_blocks, SCHEMA.md).
 // Merge chains are not followed (each thread is its own chain's head):
 // nothing drawn without a selection reads them.
 //

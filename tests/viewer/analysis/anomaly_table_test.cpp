@@ -277,6 +277,58 @@ TEST_CASE("anomalies: the view gives back every finding of a generated trace as 
                        [](const StoredFinding& a, const StoredFinding& b) { return a.time < b.time; }));
 }
 
+TEST_CASE("anomalies: a window's findings by the block index are those of the whole read in that window") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  samples::SyntheticOptions options;
+  options.records = 30'000;
+  options.seed = 3;
+  REQUIRE(test::import_text(samples::synthetic_trace_text(options), db).ok());
+  const LintReport report = lint(db);
+  REQUIRE(report.findings.size() > 1000);
+  REQUIRE(store_lint_report(*test::owner_of(db), report).ok());
+  // One block per 256 findings, each bounding its findings' times.
+  const auto blocks = static_cast<std::int64_t>((report.findings.size() + 255) / 256);
+  CHECK(query(db, "SELECT count(*) FROM finding_blocks") == std::to_string(blocks) + "\n");
+  CHECK(query(db, "SELECT count(*) FROM findings AS f JOIN finding_blocks AS b ON f.id BETWEEN b.first_finding AND "
+                  "b.last_finding WHERE f.time < b.start OR f.time > b.\"end\"") == "0\n");
+  const auto numbers = [](const std::vector<StoredFinding>& found) {
+    std::vector<std::int64_t> out;
+    for (const StoredFinding& f : found) out.push_back(f.number);
+    return out;
+  };
+  // The oracle: every finding read, those in the window kept.
+  const auto expected = [&](SqliteDatabase& d, TimeNs from, TimeNs to) {
+    std::vector<StoredFinding> all = read_stored_findings(d);
+    std::erase_if(all, [&](const StoredFinding& f) { return f.time < from || f.time > to; });
+    return numbers(all);
+  };
+  const auto check_windows = [&] {
+    auto opened = SqliteDatabase::open_untrusted(db);
+    REQUIRE(opened.ok());
+    SqliteDatabase& d = opened.value();
+    const TimeNs first = report.findings.front().time;
+    TimeNs last = first;
+    for (const LintFinding& f : report.findings) last = std::max(last, f.time);
+    const TimeNs span = last - first;
+    std::size_t found = 0;
+    for (const auto& [start, width] : std::vector<std::pair<double, double>>{
+             {0.0, 1.0}, {0.1, 0.01}, {0.5, 0.2}, {0.9, 0.1}, {0.33, 0.0001}, {1.0, 0.0}}) {
+      const auto from = first + static_cast<TimeNs>(start * double(span));
+      const auto to = from + static_cast<TimeNs>(width * double(span));
+      INFO("window " << from << " to " << to);
+      const std::vector<std::int64_t> want = expected(d, from, to);
+      CHECK(numbers(read_stored_findings(d, from, to)) == want);
+      found += want.size();
+    }
+    CHECK(found > report.findings.size());  // the whole window, and some more
+  };
+  check_windows();
+  // Without the index (an older Skein's database), the same by a scan.
+  REQUIRE(test::edit_database(db, "DROP TABLE finding_blocks").empty());
+  check_windows();
+}
+
 TEST_CASE("anomalies: an older Skein's table is read, and gives way to the view at the next store") {
   TempDir dir;
   const std::string db = dir.file("t.db");
