@@ -4,7 +4,8 @@
 // `skein info`, `summary` and `lint` read of it, load_timeline, the
 // viewer's pictures (viewer_paths.hpp), one frame painted by
 // render_timeline_image at 160 x 90, as `skein render` and skein-view
-// draw it, and a lint's stored findings and causes as the viewer and
+// draw it, a window read alone and drawn (load_timeline_window), and a
+// lint's stored findings (all, and a window's) and causes as the viewer and
 // `skein why` read them. Seeds: databases fuzz_database_seeds makes at
 // fuzz time from small traces, with values no import writes, linted
 // databases among them (tools/fuzz).
@@ -25,6 +26,7 @@
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/why_answer.hpp"
 #include "viewer/render/timeline_image.hpp"
+#include "viewer/timeline/timeline_window.hpp"
 
 namespace {
 
@@ -69,6 +71,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const QImage frame = skein::render_timeline_image(timeline, skein::view_for_request(timeline, request),
                                                     request.width, request.height);
   if (frame.width() != request.width || frame.height() != request.height) skein::fuzz::violated("frame size");
+  // A window read alone, as `skein render --from --to` reads it: the
+  // trace's second tenth, which (when given) draws at the size asked too.
+  {
+    const skein::TimeNs span = timeline.end_time / 2 - timeline.first_time / 2;
+    const skein::TimeNs from = timeline.first_time + span / 5, to = from + span / 5;
+    auto window = skein::load_timeline_window(store.value(), from, to);
+    if (!window) {
+      skein::fuzz::check_names(window.error(), path);
+    } else if (window.value()) {
+      const skein::TimelineData& part = *window.value();
+      if (!part.check_invariants()) skein::fuzz::violated("window invariants");
+      skein::RenderRequest windowed = request;
+      windowed.from = from;
+      windowed.to = to;
+      const QImage picture = skein::render_timeline_image(part, skein::view_for_request(part, windowed),
+                                                          request.width, request.height);
+      if (picture.width() != request.width || picture.height() != request.height)
+        skein::fuzz::violated("window frame size");
+    }
+  }
+  (void)skein::read_stored_findings(store.value().database(), timeline.first_time, timeline.end_time);
   (void)skein::fuzz::run_lints(store.value(), false);
   // What the viewer and `skein why` read of a lint's stored results: the
   // findings (a damaged row is skipped), and the causes (a damaged block

@@ -129,6 +129,10 @@ struct TimelineData {
   TimeNs end_time = 0;
   std::vector<TimelineThread> threads;
   std::vector<TimelineRow> rows;
+  // Rows of the trace not in `rows`, with nothing loaded on them: a window
+  // read alone (timeline_window.hpp) holds only the rows of its threads,
+  // and folding counts these as folded.
+  std::int32_t rows_elsewhere = 0;
   // Per row, contiguous: its first start and latest end, so folding can
   // reject a row that is not alive in a window without touching it.
   std::vector<TimeNs> row_first_start;

@@ -150,6 +150,8 @@ void TimelineViewState::refold(const TimelineData& data, double width) {
     slot_of_row[r] = static_cast<std::int32_t>(shown_rows.size());
     shown_rows.push_back(static_cast<std::int32_t>(r));
   }
+  // The rows a window read alone left out hold nothing alive in it.
+  if (folding != RowFolding::none) folded += data.rows_elsewhere;
   if (top) {
     // The first shown row at or after the old top row.
     auto it = std::lower_bound(shown_rows.begin(), shown_rows.end(), *top);

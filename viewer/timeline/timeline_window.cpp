@@ -225,14 +225,14 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
       q.value().reset();
       if (!s.ok()) return s.error();
     }
-    std::sort(data.threads.begin(), data.threads.end(),
-              [](const TimelineThread& a, const TimelineThread& b) { return a.id < b.id; });
   }
-  index_threads(data);
 
   // Rows from the layout; each thread heads its own chain.
   std::vector<std::int32_t> rows(data.threads.size(), 0);
   std::vector<std::uint32_t> heads(data.threads.size(), 0);
+  std::sort(data.threads.begin(), data.threads.end(),
+            [](const TimelineThread& a, const TimelineThread& b) { return a.id < b.id; });
+  index_threads(data);
   {
     auto q = db.prepare("SELECT row FROM layout_v2 WHERE thread = ?1");
     if (!q) return q.error();
@@ -259,7 +259,15 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
     }
     if (!counts->empty()) data.label_counts = std::move(counts);
   }
-  assemble_rows(data, rows, heads, static_cast<std::int32_t>(*row_count));
+  // Only the rows that hold a loaded thread, in the layout's order; the
+  // others are counted, folded in any window (rows_elsewhere).
+  std::vector<std::int32_t> used(rows);
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  for (std::int32_t& r : rows)
+    r = static_cast<std::int32_t>(std::lower_bound(used.begin(), used.end(), r) - used.begin());
+  data.rows_elsewhere = static_cast<std::int32_t>(*row_count - static_cast<std::int64_t>(used.size()));
+  assemble_rows(data, rows, heads, static_cast<std::int32_t>(used.size()));
 
   std::vector<TimeNs> activation_starts;
   for (const StoredActivation& a : activations) {

@@ -4,8 +4,11 @@
 //
 // What the window holds:
 //   - the threads alive in [from, to] (the thread_spans R*Tree), on the
-//     rows layout_v2 gives them, with the layout's row count (meta
-//     layout_rows), so folding counts the rows a whole load counts;
+//     rows layout_v2 gives them: only the rows that hold one, in the
+//     layout's order, and the count of the others (rows_elsewhere, from
+//     meta layout_rows), which folding counts as folded. The window is for
+//     a view that folds (RowFolding::empty or quiet, as `skein render`
+//     draws): one that folds nothing would show those rows, empty;
 //   - the threads an edge or a finding in reach of the window names,
 //     though not alive in it (an edge to a thread that ended drew to its
 //     row): they are never drawn themselves, being outside the window;

@@ -104,6 +104,8 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
         "0|1200.0|60000.0\n1|1200.0|52100.0\n2|1300.0|52200.0\n");
   CHECK(query(db, "SELECT name, records FROM heads WHERE records > 0 ORDER BY id") ==
         "site|1\nspawn|2\nlabel|1\nswitch|2\nwait|1\nread|1\nnotify|1\nresolve|2\nidle|1\nend|1\n");
+  // The three threads' lives overlap (1300 to 52100 at least) and none
+  // merges, so no two share a row: three rows. No gc record: 0.
   CHECK(query(db, "SELECT key, value FROM meta WHERE key NOT LIKE 'warnings.%' ORDER BY key") ==
         "end_time|60000\n"
         "ended|1\n"
@@ -113,6 +115,8 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
         "header.pid|4242\n"
         "header.process|blockread\n"
         "header.version|1\n"
+        "layout_rows|3\n"
+        "longest_gc|0\n"
         "lost_records|0\n"
         "lost_records_saturated|0\n"
         "records|13\n"
@@ -133,6 +137,22 @@ TEST_CASE(
         "0|site|1\n1|spawn|2\n2|label|1\n3|switch|2\n4|wait|1\n5|read|1\n6|notify|1\n7|resolve|2\n8|merge|0\n"
         "9|counter|0\n10|idle|1\n11|gc|0\n12|lost|0\n13|end|1\n14|return|0\n15|should-resolve|0\n"
         "16|snapshot|0\n17|drop|0\n18|no-waiter|0\n19|queued|0\n");
+}
+
+TEST_CASE("import: meta's longest_gc is the longest gc record's duration, and layout_rows counts layout_v2's rows") {
+  // Three gc records of 50, 700 and 20 ns: 700, the middle one, whatever
+  // their order. Threads 1 and 2 follow each other (2 created after 1
+  // resolved), so they may share a row with each other but not with 0,
+  // alive throughout: two rows, which layout_v2 must hold.
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  REQUIRE(test::import_text("(skein-trace 1)\n(spawn 10 1 0 task)\n(gc 100 50)\n(resolve 200 1 1 ok)\n"
+                            "(gc 500 700)\n(spawn 1300 2 0 task)\n(gc 1400 20)\n(resolve 1500 2 2 ok)\n(end 2000)\n",
+                            db)
+              .ok());
+  CHECK(query(db, "SELECT value FROM meta WHERE key = 'longest_gc'") == "700\n");
+  CHECK(query(db, "SELECT value FROM meta WHERE key = 'layout_rows'") == "2\n");
+  CHECK(query(db, "SELECT max(row) + 1 FROM layout_v2") == "2\n");
 }
 
 // Lost wake-ups, event ids in the comments. Object 1 is also a thread's id,
