@@ -2,7 +2,10 @@
 // --to T | --finding N] [--width W --height H]`: the timeline drawn to a
 // file by the same painting code as skein-view
 // (viewer/render/timeline_image.hpp), for reports, CI artefacts and
-// machines without a display.
+// machines without a display. Given --from and --to, a window narrower
+// than half the trace is read alone (viewer/timeline/timeline_window.hpp),
+// the same picture at a cost that follows the window; otherwise, or for a
+// database without what that needs, the whole trace is read.
 //
 // Times are record times, from the trace's origin, as the ruler and every
 // command read them (recorder/format/FORMAT.md, "Times"), and carry a unit: 125ms,
