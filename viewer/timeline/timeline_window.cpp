@@ -5,7 +5,10 @@
 // activations by the id range of the window's event blocks, the events of
 // the blocks from the earliest time a band reaching the window can start,
 // the findings within reach, the threads those name that are not loaded
-// yet, and last the rows and row labels of every loaded thread. A superset
+// yet, and last the rows and row labels of every loaded thread. The event
+// blocks a time range meets are found by binary search on their times
+// (BlockRanges), one row read a step, when the trace's times never went
+// backwards; else by testing every block. A superset
 // of what the frame draws is harmless: the painter and the folding test
 // everything against the view's own window.
 #include "viewer/timeline/timeline_window.hpp"
@@ -54,6 +57,64 @@ Result<std::optional<std::int64_t>> query_optional(SqliteDatabase& db, std::stri
   if (!row) return row.error();
   return row.value() ? q.value().optional_int64(0) : std::nullopt;
 }
+
+// The event blocks that may meet a time range, as an id range: found by
+// binary search on the blocks' times when the trace's times never go
+// backwards (then every block's start and end rise with its id), one row
+// read per step; else every block, and the callers' time tests decide.
+// Scanning the blocks would read a page per block (each row holds its
+// records), 100,000 pages at 100M records.
+class BlockRanges {
+ public:
+  static Result<BlockRanges> open(SqliteDatabase& db, bool times_rise) {
+    BlockRanges b;
+    auto last = query_optional(db, "SELECT max(id) FROM event_blocks", {});
+    if (!last) return last.error();
+    b.last_ = last.value().value_or(0);
+    auto probe = db.prepare("SELECT start, \"end\" FROM event_blocks WHERE id = ?1");
+    if (!probe) return probe.error();
+    b.probe_.emplace(std::move(probe).value());
+    b.times_rise_ = times_rise;
+    return b;
+  }
+  // [first, last] ids (first > last: none).
+  Result<std::pair<std::int64_t, std::int64_t>> meeting(TimeNs from, TimeNs to) {
+    if (!times_rise_ || last_ < 1) return std::make_pair(std::int64_t{1}, last_);
+    // The first block whose end reaches `from`, the last whose start is
+    // not past `to`; a block without a timed record ends the search.
+    auto first = search([&](TimeNs, TimeNs end) { return end < from; });
+    if (!first) return first.error();
+    auto after = search([&](TimeNs start, TimeNs) { return start <= to; });
+    if (!after) return after.error();
+    if (!first.value() || !after.value()) return std::make_pair(std::int64_t{1}, last_);
+    return std::make_pair(*first.value(), *after.value() - 1);
+  }
+
+ private:
+  // The first id in 1..last_ + 1 for which `before` is false (it must be
+  // true then false along the ids); nullopt when a block has no time.
+  template <class Before>
+  Result<std::optional<std::int64_t>> search(Before&& before) {
+    std::int64_t low = 1, high = last_ + 1;
+    while (low < high) {
+      const std::int64_t mid = low + (high - low) / 2;
+      probe_->bind(1, mid);
+      auto row = probe_->step();
+      if (!row) return row.error();
+      const std::optional<std::int64_t> start = row.value() ? probe_->optional_int64(0) : std::nullopt;
+      const std::optional<std::int64_t> end = row.value() ? probe_->optional_int64(1) : std::nullopt;
+      probe_->reset();
+      if (!start || !end) return std::optional<std::int64_t>();
+      if (before(*start, *end)) low = mid + 1;
+      else high = mid;
+    }
+    return std::optional<std::int64_t>(low);
+  }
+
+  std::int64_t last_ = 0;
+  bool times_rise_ = false;
+  std::optional<SqliteStatement> probe_;
+};
 
 // An edge read from the records, its threads still ids.
 struct WindowEdge {
@@ -114,18 +175,29 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
       return s.error();
   }
 
+  // The trace's times never went backwards: the blocks' times rise.
+  auto blocks = BlockRanges::open(db, store.meta_int("warnings.time-backwards") == std::optional<std::int64_t>(0));
+  if (!blocks) return blocks.error();
+
   // Activations: by id range, from the one before the window's blocks to
   // the last starting in them.
   std::vector<StoredActivation> activations;
   std::optional<TimeNs> last_start_before;
   {
+    auto window_blocks = blocks.value().meeting(lo, hi);
+    if (!window_blocks) return window_blocks.error();
+    const auto [first_block, last_block] = window_blocks.value();
     auto first_in = query_optional(db,
-                                   "SELECT min(first_activation) FROM event_blocks WHERE \"end\" >= ?1 AND start <= ?2 "
-                                   "AND first_activation > 0",
-                                   {lo, hi});
+                                   "SELECT min(first_activation) FROM event_blocks WHERE id BETWEEN ?3 AND ?4 AND "
+                                   "\"end\" >= ?1 AND start <= ?2 AND first_activation > 0",
+                                   {lo, hi, first_block, last_block});
     if (!first_in) return first_in.error();
-    auto last = query_optional(db, "SELECT max(last_activation) FROM event_blocks WHERE start <= ?1 AND last_activation > 0",
-                               {hi});
+    // Activations are numbered in record order: the last block at or before
+    // the window's last that has one holds the latest.
+    auto last = query_optional(db,
+                               "SELECT last_activation FROM event_blocks WHERE id <= ?2 AND start <= ?1 AND "
+                               "last_activation > 0 ORDER BY id DESC LIMIT 1",
+                               {hi, last_block});
     if (!last) return last.error();
     if (last.value()) {
       const std::int64_t first = first_in.value() ? std::max<std::int64_t>(1, *first_in.value() - 1) : *last.value();
@@ -156,11 +228,18 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
     if (gc_records.value() > 0) records_from = std::min(records_from, saturating_add(lo, -*longest_gc));
     if (idle_records.value() > 0)
       records_from = std::min(records_from, last_start_before.value_or(data.first_time));
-    auto first_event =
-        query_optional(db, "SELECT min(first_event) FROM event_blocks WHERE \"end\" >= ?1 AND start <= ?2", {records_from, hi});
+    auto record_blocks = blocks.value().meeting(records_from, hi);
+    if (!record_blocks) return record_blocks.error();
+    const auto [first_block, last_block] = record_blocks.value();
+    auto first_event = query_optional(db,
+                                      "SELECT min(first_event) FROM event_blocks WHERE id BETWEEN ?3 AND ?4 AND "
+                                      "\"end\" >= ?1 AND start <= ?2",
+                                      {records_from, hi, first_block, last_block});
     if (!first_event) return first_event.error();
-    auto last_event =
-        query_optional(db, "SELECT max(last_event) FROM event_blocks WHERE \"end\" >= ?1 AND start <= ?2", {records_from, hi});
+    auto last_event = query_optional(db,
+                                     "SELECT max(last_event) FROM event_blocks WHERE id BETWEEN ?3 AND ?4 AND "
+                                     "\"end\" >= ?1 AND start <= ?2",
+                                     {records_from, hi, first_block, last_block});
     if (!last_event) return last_event.error();
     if (first_event.value() && last_event.value()) {
       using enum RecordHead;
