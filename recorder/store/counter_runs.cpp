@@ -24,6 +24,18 @@ void CounterRuns::add(std::string_view name, TimeNs time, std::int64_t value, Ev
   const TextId id = run_->names.intern(name);
   if (run_->names.size() != names_before) text_bytes_ += name.size() + kNameOverheadBytes;
   run_->rows.push_back(CounterRow{id, time, value, event});
+  if (auto it = ranges_.find(name); it != ranges_.end()) {
+    it->second.first = std::min(it->second.first, value);
+    it->second.second = std::max(it->second.second, value);
+  } else {
+    ranges_.emplace(std::string(name), std::make_pair(value, value));
+  }
+}
+
+std::vector<CounterRange> CounterRuns::ranges() const {
+  std::vector<CounterRange> out;
+  for (const auto& [name, range] : ranges_) out.push_back(CounterRange{name, range.first, range.second});
+  return out;
 }
 
 std::vector<std::unique_ptr<CounterRun>> CounterRuns::take_full() { return std::exchange(full_, {}); }

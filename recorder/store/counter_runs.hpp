@@ -27,7 +27,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -42,6 +44,13 @@ struct CounterRow {
   TimeNs time = 0;
   std::int64_t value = 0;
   EventId event = 0;
+};
+
+// One counter's smallest and largest value over the whole trace.
+struct CounterRange {
+  std::string name;
+  std::int64_t min = 0;
+  std::int64_t max = 0;
 };
 
 struct CounterRun {
@@ -61,6 +70,8 @@ class CounterRuns {
   // The runs not taken yet, the last one included, sorted (perhaps one
   // empty run). Call once, at the end.
   [[nodiscard]] std::vector<std::unique_ptr<CounterRun>> finish();
+  // Every counter's range over the records added, by name.
+  [[nodiscard]] std::vector<CounterRange> ranges() const;
 
  private:
   [[nodiscard]] std::unique_ptr<CounterRun> take_sorted();
@@ -69,6 +80,7 @@ class CounterRuns {
   std::unique_ptr<CounterRun> run_;
   std::vector<std::unique_ptr<CounterRun>> full_;
   std::size_t text_bytes_ = 0;  // the names interned in run_, with their bookkeeping
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>, std::less<>> ranges_;  // name -> (min, max)
 };
 
 }  // namespace skein

@@ -44,6 +44,15 @@ inline constexpr DerivedTable kLayoutTable{
 // reader of a window learns it without scanning the table.
 inline constexpr std::string_view kLayoutRowsKey = "layout_rows";
 
+// Each counter's smallest and largest value over the trace, written by the
+// import: a lane's scale without reading every sample (a window read
+// alone, viewer/timeline/timeline_window.hpp).
+inline constexpr DerivedTable kCounterRangesTable{
+    "counter_ranges", "name,min,max",
+    "CREATE TABLE counter_ranges(name TEXT PRIMARY KEY NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL) "
+    "WITHOUT ROWID",
+    "the counters' ranges"};
+
 // The lints' findings (viewer/analysis/anomaly_table.hpp), one row each,
 // their texts interned in finding_texts: `rule`, `severity` and `grouping`
 // name a text as is; `message` names a template that printf(template, a1,
@@ -110,8 +119,9 @@ inline constexpr DerivedTable kOlderTransfersTable{
     "the causes"};
 
 // The tables (the view aside), each made by replace_derived_rows.
-inline constexpr std::array<const DerivedTable*, 5> kDerivedTables{
-    &kLayoutTable, &kFindingsTable, &kFindingTextsTable, &kFindingBlocksTable, &kTransferBlocksTable};
+inline constexpr std::array<const DerivedTable*, 6> kDerivedTables{
+    &kLayoutTable,        &kCounterRangesTable, &kFindingsTable, &kFindingTextsTable, &kFindingBlocksTable,
+    &kTransferBlocksTable};
 
 // Whether `db` defines `table` (a table, or a view for kAnomaliesView)
 // exactly as Skein creates it (sqlite_schema's text word for word); false

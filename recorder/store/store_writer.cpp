@@ -140,6 +140,20 @@ Status add_layout(SqliteDatabase& db, const DerivedModel& m) {
 
 }  // namespace
 
+Status StoreWriter::add_counter_ranges(const std::vector<CounterRange>& ranges) {
+  SqliteDatabase& db = s_->db;
+  if (Status s = replace_derived_rows(db, kCounterRangesTable); !s.ok()) return s;
+  auto insert = db.prepare("INSERT INTO counter_ranges(name, min, max) VALUES (?1, ?2, ?3)");
+  if (!insert) return insert.error();
+  for (const CounterRange& r : ranges) {
+    insert.value().bind(1, std::string_view(r.name));
+    insert.value().bind(2, r.min);
+    insert.value().bind(3, r.max);
+    if (Status s = insert.value().run(); !s.ok()) return s;
+  }
+  return {};
+}
+
 Status StoreWriter::add_model(const DerivedModel& m) {
   if (Status s = add_threads(m); !s.ok()) return s;
   return add_placement(m);

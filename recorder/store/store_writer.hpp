@@ -48,6 +48,8 @@ class StoreWriter {
 
   // A run of counter rows, sorted (counter_runs.hpp).
   [[nodiscard]] Status add_counters(const CounterRun& run);
+  // Each counter's range over the trace (counter_ranges, derived_tables.hpp).
+  [[nodiscard]] Status add_counter_ranges(const std::vector<CounterRange>& ranges);
   // Activations, in event order, continuing those already added.
   [[nodiscard]] Status add_activations(const std::vector<ActivationRow>& activations);
   // Event blocks with their records, by id, continuing those already added.

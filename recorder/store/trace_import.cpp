@@ -115,6 +115,7 @@ struct ParseOutcome {
   Diagnostic error;
   std::optional<DerivedModel> model;
   std::vector<std::unique_ptr<CounterRun>> last_counters;  // the last runs, sorted while the writer drains
+  std::vector<CounterRange> counter_ranges;
   std::vector<DerivationWarningRow> derivation_warnings;
   std::uint64_t derivation_warning_count = 0;
   // Set by the parsing thread before it closes the queue: the fields above
@@ -217,6 +218,7 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
            file_error(source.name(), "internal error: " + std::to_string(packed.size()) +
                                          " blocks of records packed but not derived"));
     out.last_counters = counters.finish();
+    out.counter_ranges = counters.ranges();
   }
   // The threads are final: the writer may write them (closing the queue
   // hands `out` over) while this thread places them.
@@ -453,6 +455,7 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
   };
   check(w.add_threads(model));
   for (const auto& run : parsed.last_counters) check(w.add_counters(*run));
+  check(w.add_counter_ranges(parsed.counter_ranges));
   parser.join();
   if (parsed.placement_failed) return out_of_memory_failure(source->name(), records_done, "");
   check(w.add_placement(model));

@@ -376,7 +376,11 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
     if (!first_name) return first_name.error();
     auto next_name = db.prepare("SELECT name FROM counters WHERE name > ?1 ORDER BY name LIMIT 1");
     if (!next_name) return next_name.error();
-    auto scale = db.prepare("SELECT min(value), max(value) FROM counters WHERE name = ?1");
+    // The scale: from counter_ranges, which the import writes; in a
+    // database without it, from every sample of the counter.
+    auto scale = db.prepare(defines_derived_table(db, kCounterRangesTable)
+                                ? "SELECT min, max FROM counter_ranges WHERE name = ?1"
+                                : "SELECT min(value), max(value) FROM counters WHERE name = ?1");
     if (!scale) return scale.error();
     auto before = db.prepare(
         "SELECT name, time, value, event FROM counters WHERE name = ?1 AND time < ?2 ORDER BY time DESC, value DESC, "

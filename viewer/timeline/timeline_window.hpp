@@ -20,7 +20,8 @@
 //     before the window, or `longest_gc` before it, whichever is earlier);
 //   - every counter by name with its samples in the window and the last
 //     one before it, and its minimum and maximum over the whole trace (a
-//     lane's scale);
+//     lane's scale: counter_ranges, which the import writes; read from
+//     every sample in a database without it);
 //   - the stored findings within a window's width of it, through the block
 //     index of their ids (finding_blocks, SCHEMA.md).
 // Merge chains are not followed (each thread is its own chain's head):

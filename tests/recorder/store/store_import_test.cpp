@@ -7,7 +7,9 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <algorithm>
 
+#include "samples/synthetic/synthetic_trace.hpp"
 #include "recorder/store/store_schema.hpp"
 #include "recorder/store/trace_import.hpp"
 #include "tests/support/ctf_builder.hpp"
@@ -153,6 +155,22 @@ TEST_CASE("import: meta's longest_gc is the longest gc record's duration, and la
   CHECK(query(db, "SELECT value FROM meta WHERE key = 'longest_gc'") == "700\n");
   CHECK(query(db, "SELECT value FROM meta WHERE key = 'layout_rows'") == "2\n");
   CHECK(query(db, "SELECT max(row) + 1 FROM layout_v2") == "2\n");
+}
+
+TEST_CASE("import: counter_ranges holds each counter's smallest and largest value, as SQL finds them in counters") {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  samples::SyntheticOptions options;
+  options.records = 20'000;
+  REQUIRE(test::import_text(samples::synthetic_trace_text(options), db).ok());
+  const std::string expected =
+      query(db, "SELECT name, min(value), max(value) FROM counters GROUP BY name ORDER BY name");
+  REQUIRE(std::count(expected.begin(), expected.end(), '\n') >= 2);
+  CHECK(query(db, "SELECT name, min, max FROM counter_ranges ORDER BY name") == expected);
+  // A trace without counters has none.
+  const std::string plain = dir.file("plain.db");
+  REQUIRE(test::import_text("(skein-trace 1)\n(spawn 10 1 0 task)\n(end 20)\n", plain).ok());
+  CHECK(query(plain, "SELECT count(*) FROM counter_ranges") == "0\n");
 }
 
 // Lost wake-ups, event ids in the comments. Object 1 is also a thread's id,

@@ -131,6 +131,11 @@ TEST_CASE("timeline window: a generated trace drawn from its window equals the w
   REQUIRE(test::query(db, "SELECT value FROM meta WHERE key = 'warnings.time-backwards'") == "0\n");
   REQUIRE(test::edit_database(db, "UPDATE meta SET value = 1 WHERE key = 'warnings.time-backwards'").empty());
   CHECK(check_windows(db, kWindows) >= 7);
+  // The counters' scales come from counter_ranges, the import's; without
+  // it (an older Skein's database), from every sample.
+  REQUIRE(test::query(db, "SELECT count(*) > 0 FROM counter_ranges") == "1\n");
+  REQUIRE(test::edit_database(db, "DROP TABLE counter_ranges").empty());
+  CHECK(check_windows(db, kWindows) >= 7);
 }
 
 TEST_CASE("timeline window: the 2014 MirageOS traces drawn from their windows equal the whole traces' pictures") {
