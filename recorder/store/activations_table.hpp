@@ -12,6 +12,10 @@
 
 #include "recorder/format/record.hpp"
 #include "recorder/store/sqlite_database.hpp"
+#include <cstdint>
+#include <limits>
+#include <utility>
+
 #include "recorder/store/store_value_check.hpp"
 
 namespace skein {
@@ -22,25 +26,36 @@ struct StoredActivation {
   TimeNs end = 0;
 };
 
-// Calls on_activation(const StoredActivation&) for each row, in id order.
-// on_activation returns void, or Status to stop the walk with an error.
+// Calls on_activation(const StoredActivation&) for each row with an id in
+// [first, last], in id order (a range of the key: only those rows are
+// read). on_activation returns void, or Status to stop the walk with an
+// error.
+template <class OnActivation>
+[[nodiscard]] Status for_each_activation(SqliteDatabase& db, std::int64_t first, std::int64_t last,
+                                         OnActivation&& on_activation) {
+  auto q = db.prepare("SELECT thread, start, \"end\", id FROM activations WHERE id BETWEEN ?1 AND ?2 ORDER BY id");
+  if (!q) return q.error();
+  q.value().bind(1, first);
+  q.value().bind(2, last);
+  return q.value().for_each_row([&](SqliteStatement& row) -> Status {
+    CheckedValues v(row);
+    const StoredActivation a{v.thread(0, "thread").value_or(0), v.time(1, "start").value_or(0),
+                             v.time(2, "end").value_or(0)};
+    if (Status s = v.verdict([&] { return "activations row " + std::string(row.text(3)); }); !s.ok()) return s;
+    if constexpr (std::is_void_v<decltype(on_activation(a))>) {
+      on_activation(a);
+      return {};
+    } else {
+      return on_activation(a);
+    }
+  });
+}
+
+// Every row, in id order.
 template <class OnActivation>
 [[nodiscard]] Status for_each_activation(SqliteDatabase& db, OnActivation&& on_activation) {
-  return db.for_each_row("SELECT thread, start, \"end\", id FROM activations ORDER BY id",
-                         [&](SqliteStatement& q) -> Status {
-                           CheckedValues v(q);
-                           const StoredActivation a{v.thread(0, "thread").value_or(0), v.time(1, "start").value_or(0),
-                                                    v.time(2, "end").value_or(0)};
-                           if (Status s = v.verdict([&] { return "activations row " + std::string(q.text(3)); });
-                               !s.ok())
-                             return s;
-                           if constexpr (std::is_void_v<decltype(on_activation(a))>) {
-                             on_activation(a);
-                             return {};
-                           } else {
-                             return on_activation(a);
-                           }
-                         });
+  return for_each_activation(db, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
+                             std::forward<OnActivation>(on_activation));
 }
 
 }  // namespace skein

@@ -45,6 +45,16 @@ enum class ThreadOutcome : std::uint8_t { ok, fail, cancel, pending };
 
 enum class EdgeKind : std::uint8_t { spawn, wait, read, notify, resolve };
 inline constexpr int kEdgeKindCount = 5;
+// The edge a record of one of those heads draws (resolve for any other).
+[[nodiscard]] constexpr EdgeKind edge_kind_of(RecordHead head) {
+  switch (head) {
+    case RecordHead::spawn: return EdgeKind::spawn;
+    case RecordHead::wait: return EdgeKind::wait;
+    case RecordHead::read: return EdgeKind::read;
+    case RecordHead::notify: return EdgeKind::notify;
+    default: return EdgeKind::resolve;
+  }
+}
 
 struct TimelineThread {
   ThreadId id = 0;

@@ -24,27 +24,13 @@
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/store_value_check.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/timeline/string_interner.hpp"
 #include "viewer/timeline/thread_label_lists.hpp"
 #include "viewer/timeline/timeline_view.hpp"
 
 namespace skein {
 namespace {
 
-// Strings interned for a window: few, so a map does.
-class WindowStrings {
- public:
-  explicit WindowStrings(std::vector<std::string>& strings) : strings_(strings) { strings_.assign(1, std::string()); }
-  std::uint32_t intern(std::string_view s) {
-    if (s.empty()) return 0;
-    const auto [it, added] = index_.try_emplace(std::string(s), static_cast<std::uint32_t>(strings_.size()));
-    if (added) strings_.emplace_back(s);
-    return it->second;
-  }
-
- private:
-  std::vector<std::string>& strings_;
-  std::unordered_map<std::string, std::uint32_t> index_;
-};
 
 // One integer (NULL: nullopt) from a query with integer parameters ?1...
 Result<std::optional<std::int64_t>> query_optional(SqliteDatabase& db, std::string_view sql,
@@ -151,7 +137,7 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
   // doubles, may reach.
   const TimeNs margin = saturating_add((to - from) / 16, 1);
   const TimeNs lo = saturating_add(from, -margin), hi = saturating_add(to, margin);
-  WindowStrings strings(data.strings);
+  Interner strings(data.strings);
   const auto intern = [&](std::string_view text) { return strings.intern(text); };
 
   // Threads alive in the widened window.
@@ -201,20 +187,12 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
     if (!last) return last.error();
     if (last.value()) {
       const std::int64_t first = first_in.value() ? std::max<std::int64_t>(1, *first_in.value() - 1) : *last.value();
-      auto q = db.prepare("SELECT thread, start, \"end\", id FROM activations WHERE id BETWEEN ?1 AND ?2 ORDER BY id");
-      if (!q) return q.error();
-      q.value().bind(1, first);
-      q.value().bind(2, *last.value());
-      if (Status s = q.value().for_each_row([&](SqliteStatement& row) -> Status {
-            CheckedValues v(row);
-            const StoredActivation a{v.thread(0, "thread").value_or(0), v.time(1, "start").value_or(0),
-                                     v.time(2, "end").value_or(0)};
-            if (Status bad = v.verdict([&] { return "activations row " + std::string(row.text(3)); }); !bad.ok())
-              return bad;
-            if (a.start < lo) last_start_before = a.start;  // in start order: the last one is the latest
-            activations.push_back(a);
-            return {};
-          });
+      if (Status s = for_each_activation(db, first, *last.value(),
+                                         [&](const StoredActivation& a) {
+                                           // In start order: the last one before is the latest.
+                                           if (a.start < lo) last_start_before = a.start;
+                                           activations.push_back(a);
+                                         });
           !s.ok())
         return s.error();
     }
@@ -263,11 +241,7 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
             if (r.time < lo || r.time > hi) return;
             WindowEdge e;
             e.time = r.time;
-            e.kind = r.head == spawn    ? EdgeKind::spawn
-                     : r.head == wait   ? EdgeKind::wait
-                     : r.head == read   ? EdgeKind::read
-                     : r.head == notify ? EdgeKind::notify
-                                        : EdgeKind::resolve;
+            e.kind = edge_kind_of(r.head);
             e.src = r.actor;
             e.dst = r.target;
             if (e.kind == EdgeKind::notify && r.has_text) e.text = strings.intern(r.text);
