@@ -182,16 +182,17 @@ Status write_rtree(SqliteDatabase& db, std::string_view table, const PackedRtree
       if (Status s = insert_node.value().run(); !s.ok()) return s;
     }
   }
-  const auto bind_pair = [](SqliteStatement& q, int p, const std::pair<std::int64_t, std::int64_t>& row) {
-    q.bind(p, row.first);
-    q.bind(p + 1, row.second);
-  };
-  auto parents = BulkInsert::prepare(db, "\"" + t + "_parent\"(nodeno, parentnode)", 2);
+  // Both go in key order (sorted above), so dense keys are SQLite's to number.
+  using Pair = std::pair<std::int64_t, std::int64_t>;
+  const auto key = [](const Pair& row) { return row.first; };
+  const auto bind_value = [](SqliteStatement& q, int p, const Pair& row) { q.bind(p, row.second); };
+  auto parents = RowidBulkInsert::prepare(db, "\"" + t + "_parent\"", "nodeno", "(parentnode)", 1);
   if (!parents) return parents.error();
-  if (Status s = parents.value().insert(packed.parents, bind_pair); !s.ok()) return s;
-  auto rowids = BulkInsert::prepare(db, "\"" + t + "_rowid\"(rowid, nodeno)", 2);
+  if (Status s = parents.value().insert(std::span<const Pair>(packed.parents), key, bind_value); !s.ok())
+    return s;
+  auto rowids = RowidBulkInsert::prepare(db, "\"" + t + "_rowid\"", "rowid", "(nodeno)", 1);
   if (!rowids) return rowids.error();
-  return rowids.value().insert(packed.rowids, bind_pair);
+  return rowids.value().insert(std::span<const Pair>(packed.rowids), key, bind_value);
 }
 
 Status bulk_load_rtree(SqliteDatabase& db, std::string_view table, std::vector<RtreeEntry> entries) {

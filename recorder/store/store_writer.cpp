@@ -5,7 +5,9 @@
 // count), counters and event_blocks, INSERT OR REPLACE into meta,
 // INSERT into warnings. add_threads writes threads, the last activations
 // and event blocks, sites, then UPDATEs heads; add_placement the packed
-// thread_spans R*Tree and layout_v2.
+// thread_spans R*Tree and layout_v2. Threads, layout_v2 and the R*Tree's
+// rowid and parent tables go in by key through RowidBulkInsert, so that
+// dense ids cost no B-tree seek each.
 // finish() stamps the schema, commits, and finalizes the statements before
 // closing.
 #include "recorder/store/store_writer.hpp"
@@ -13,6 +15,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <span>
 
 #include "recorder/store/bulk_insert.hpp"
 #include "recorder/store/derived_tables.hpp"
@@ -123,7 +126,7 @@ Status add_layout(SqliteDatabase& db, const DerivedModel& m) {
     return file_error(db.name(), "internal error: " + std::to_string(m.layout_rows.size()) + " rows placed for " +
                                      std::to_string(m.threads.size()) + " threads");
   if (Status s = replace_derived_rows(db, kLayoutTable); !s.ok()) return s;
-  auto rows = BulkInsert::prepare(db, "layout_v2(thread, row)", 2);
+  auto rows = RowidBulkInsert::prepare(db, "layout_v2", "thread", "(row)", 1);
   if (!rows) return rows.error();
   std::vector<std::pair<ThreadId, std::int32_t>> placed(m.threads.size());
   std::int32_t row_count = 0;
@@ -132,10 +135,10 @@ Status add_layout(SqliteDatabase& db, const DerivedModel& m) {
     row_count = std::max(row_count, m.layout_rows[i] + 1);
   }
   if (Status s = set_layout_row_count(db, row_count); !s.ok()) return s;
-  return rows.value().insert(placed, [](SqliteStatement& q, int p, const std::pair<ThreadId, std::int32_t>& r) {
-    q.bind(p, static_cast<std::int64_t>(r.first));
-    q.bind(p + 1, static_cast<std::int64_t>(r.second));
-  });
+  using Placed = std::pair<ThreadId, std::int32_t>;
+  return rows.value().insert(
+      std::span<const Placed>(placed), [](const Placed& r) { return static_cast<std::int64_t>(r.first); },
+      [](SqliteStatement& q, int p, const Placed& r) { q.bind(p, static_cast<std::int64_t>(r.second)); });
 }
 
 }  // namespace
@@ -167,35 +170,36 @@ Status StoreWriter::add_placement(const DerivedModel& m) {
 Status StoreWriter::add_threads(const DerivedModel& m) {
   SqliteDatabase& db = s_->db;
 
-  auto threads = BulkInsert::prepare(
-      db,
-      "threads(id, parent, kind, site, label, created, first_run, resolved, outcome, failure, "
+  auto threads = RowidBulkInsert::prepare(
+      db, "threads", "id",
+      "(parent, kind, site, label, created, first_run, resolved, outcome, failure, "
       "merged_into, run_time, implicit, first_event, last_event, first_activation, last_activation)",
-      17);
+      16);
   if (!threads) return threads.error();
-  if (Status s = threads.value().insert(m.threads, [&m](SqliteStatement& q, int p, const ThreadRow& t) {
-        q.bind(p, t.id);
-        if (t.has_parent) q.bind(p + 1, t.parent);
-        else q.bind_null(p + 1);
-        bind_text(q, p + 2, m, t.kind);
-        if (t.has_site) q.bind(p + 3, t.site);
-        else q.bind_null(p + 3);
-        bind_text(q, p + 4, m, t.label);
-        q.bind(p + 5, t.created);
-        bind_time(q, p + 6, t.first_run);
-        bind_time(q, p + 7, t.resolved);
-        if (t.resolved != kNoTime) q.bind(p + 8, outcome_name(t.outcome));
-        else q.bind_null(p + 8);
-        bind_text(q, p + 9, m, t.failure);
-        if (t.merged) q.bind(p + 10, t.merged_into);
-        else q.bind_null(p + 10);
-        q.bind(p + 11, t.run_time);
-        q.bind(p + 12, static_cast<std::int64_t>(t.implicit));
-        q.bind(p + 13, t.first_event);
-        q.bind(p + 14, t.last_event);
-        bind_id(q, p + 15, t.first_activation);
-        bind_id(q, p + 16, t.last_activation);
-      });
+  const auto thread_id = [](const ThreadRow& t) { return t.id; };
+  if (Status s = threads.value().insert(std::span<const ThreadRow>(m.threads), thread_id,
+                                        [&m](SqliteStatement& q, int p, const ThreadRow& t) {
+                                          if (t.has_parent) q.bind(p, t.parent);
+                                          else q.bind_null(p);
+                                          bind_text(q, p + 1, m, t.kind);
+                                          if (t.has_site) q.bind(p + 2, t.site);
+                                          else q.bind_null(p + 2);
+                                          bind_text(q, p + 3, m, t.label);
+                                          q.bind(p + 4, t.created);
+                                          bind_time(q, p + 5, t.first_run);
+                                          bind_time(q, p + 6, t.resolved);
+                                          if (t.resolved != kNoTime) q.bind(p + 7, outcome_name(t.outcome));
+                                          else q.bind_null(p + 7);
+                                          bind_text(q, p + 8, m, t.failure);
+                                          if (t.merged) q.bind(p + 9, t.merged_into);
+                                          else q.bind_null(p + 9);
+                                          q.bind(p + 10, t.run_time);
+                                          q.bind(p + 11, static_cast<std::int64_t>(t.implicit));
+                                          q.bind(p + 12, t.first_event);
+                                          q.bind(p + 13, t.last_event);
+                                          bind_id(q, p + 14, t.first_activation);
+                                          bind_id(q, p + 15, t.last_activation);
+                                        });
       !s.ok())
     return s;
 

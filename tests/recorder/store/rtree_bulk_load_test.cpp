@@ -16,14 +16,23 @@ using skein::test::TempDir;
 
 namespace {
 
-std::vector<RtreeEntry> random_entries(std::size_t n, double scale, std::uint64_t seed) {
+// Ids: 0 sparse (every third), 1 dense from 1 (the rowid table's rows are
+// numbered by SQLite then), 2 dense runs between gaps, from a negative id.
+std::int64_t entry_id(std::size_t i, int ids) {
+  const auto n = static_cast<std::int64_t>(i);
+  if (ids == 0) return n * 3 + 1;
+  if (ids == 1) return n + 1;
+  return n - 40 + (n / 100) * 7;
+}
+
+std::vector<RtreeEntry> random_entries(std::size_t n, double scale, std::uint64_t seed, int ids = 0) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> start(0, scale);
   std::exponential_distribution<double> length(100.0 / scale);
   std::vector<RtreeEntry> out;
   for (std::size_t i = 0; i < n; ++i) {
     const double lo = std::floor(start(rng));
-    out.push_back(RtreeEntry{static_cast<std::int64_t>(i * 3 + 1), lo, lo + std::floor(length(rng))});
+    out.push_back(RtreeEntry{entry_id(i, ids), lo, lo + std::floor(length(rng))});
   }
   return out;
 }
@@ -47,10 +56,11 @@ TEST_CASE("rtree bulk load: valid trees that answer window queries like a scan")
                                                                 {2602, 1e6},
                                                                 {6000, 1e6},
                                                                 {3000, 1e15}}));
-  INFO(n << " entries over " << scale << " ns");
+  const int ids = GENERATE(0, 1, 2);
+  INFO(n << " entries over " << scale << " ns, ids " << ids);
   TempDir dir;
   const std::string path = dir.file("r.db");
-  const auto entries = random_entries(n, scale, n + 7);
+  const auto entries = random_entries(n, scale, n + 7, ids);
   REQUIRE(build(path, entries).empty());
   CHECK(query(path, "SELECT rtreecheck('spans')") == "ok\n");
   CHECK(query(path, "SELECT count(*) FROM spans") == std::to_string(n) + "\n");
