@@ -3,7 +3,8 @@
 // load, drawn by the same painter, pixel for pixel, at several zooms, on a
 // generated trace (with the lints' findings stored, so their markers are
 // drawn) and on the real 2014 MirageOS traces (net.ctf has a gc record and
-// 1,394 counter samples). And the cases where no window is given, so that
+// 1,394 counter samples). The work a window costs, counted in SQLite
+// steps, against the size of the trace. And the cases where no window is given, so that
 // the caller reads the whole trace: a window past the share of the trace
 // where start-up rows fold, a database without the layout's row count.
 //
@@ -14,6 +15,8 @@
 
 #include <QGuiApplication>
 #include <QImage>
+#include <sqlite3.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -178,6 +181,106 @@ TEST_CASE("timeline window: none past the start-up fold share, none without the 
   auto older = load_timeline_window(store.value(), first, first + (end - first) / 4);
   REQUIRE(older.ok());
   CHECK_FALSE(older.value().has_value());
+}
+
+namespace {
+
+// What reading costs on `store`'s connection, whatever the machine's speed:
+// SQLite's virtual-machine steps, in thousands, and the pages it read from
+// the file (its cache's misses: the store is opened afresh for each read).
+struct ReadCost {
+  std::uint64_t thousand_steps = 0;
+  int pages = 0;
+};
+
+template <class Read>
+ReadCost read_cost(TraceStore& store, Read&& read) {
+  ReadCost cost;
+  sqlite3* handle = store.database().handle();
+  int pages = 0, highest = 0;
+  sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_MISS, &pages, &highest, /*reset=*/1);
+  sqlite3_progress_handler(
+      handle, 1000,
+      [](void* count) {
+        ++*static_cast<std::uint64_t*>(count);
+        return 0;
+      },
+      &cost.thousand_steps);
+  read();
+  sqlite3_progress_handler(handle, 0, nullptr, nullptr);
+  sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_MISS, &cost.pages, &highest, 0);
+  return cost;
+}
+
+}  // namespace
+
+TEST_CASE("timeline window: the work of a window's read grows with what it holds, not with the trace") {
+  // Two generated traces of the same program, one 32 times the other, and
+  // in each three windows that hold about 2,000 records. Reading one takes
+  // about as many SQLite steps in both, where the whole load takes 32
+  // times as many. The pages read grow only with the threads alive in the
+  // window (this program leaves threads pending, which live on to the
+  // trace's end): a scan of every event block, thread or finding would
+  // read pages in proportion to the trace, and fail this.
+  struct Window {
+    ReadCost cost;
+    std::size_t threads = 0;
+  };
+  struct Measured {
+    std::vector<Window> windows;
+    ReadCost whole;
+  };
+  const auto measure = [](std::uint64_t records) {
+    test::TempDir dir;
+    samples::SyntheticOptions options;
+    options.records = records;
+    options.seed = 11;
+    const std::string trace = dir.file("g.sexp");
+    test::write_file(trace, samples::synthetic_trace_text(options));
+    const std::string db = dir.file("g.db");
+    import_and_lint(trace, db);
+    Measured m;
+    for (const double at : {0.2, 0.5, 0.8}) {
+      auto store = TraceStore::open(db);
+      REQUIRE(store.ok());
+      const TimeNs first = *store.value().meta_int("first_time");
+      const TimeNs span = *store.value().meta_int("end_time") - first;
+      const auto from = first + static_cast<TimeNs>(at * double(span));
+      const auto to = from + static_cast<TimeNs>(double(span) * 2000.0 / double(records));
+      Window w;
+      w.cost = read_cost(store.value(), [&] {
+        auto window = load_timeline_window(store.value(), from, to);
+        REQUIRE(window.ok());
+        REQUIRE(window.value().has_value());
+        w.threads = window.value()->threads.size();
+      });
+      m.windows.push_back(w);
+    }
+    auto store = TraceStore::open(db);
+    REQUIRE(store.ok());
+    m.whole = read_cost(store.value(), [&] { REQUIRE(load_timeline(store.value()).ok()); });
+    return m;
+  };
+  const Measured small = measure(20'000);
+  const Measured large = measure(640'000);
+  INFO("whole loads: " << small.whole.thousand_steps << " and " << large.whole.thousand_steps
+                       << " thousand steps, " << small.whole.pages << " and " << large.whole.pages << " pages");
+  CHECK(large.whole.thousand_steps > 20 * small.whole.thousand_steps);  // the measures see a trace's size
+  CHECK(large.whole.pages > 20 * small.whole.pages);
+  for (std::size_t i = 0; i < small.windows.size(); ++i) {
+    const Window& a = small.windows[i];
+    const Window& b = large.windows[i];
+    INFO("window " << i << ": " << a.cost.thousand_steps << " and " << b.cost.thousand_steps << " thousand steps, "
+                   << a.cost.pages << " and " << b.cost.pages << " pages, " << a.threads << " and " << b.threads
+                   << " threads");
+    CHECK(b.cost.thousand_steps < 2 * a.cost.thousand_steps + 20);
+    CHECK(b.cost.thousand_steps * 20 < large.whole.thousand_steps);
+    // Pages per thread alive at most twice the small trace's. Measured: 55,
+    // 71 and 68 pages for 1,037, 1,272 and 1,489 threads, then 220, 230 and
+    // 228 for about 2,900; with the event blocks scanned instead of found
+    // by binary search, 1,009 to 1,186.
+    CHECK(double(b.cost.pages) < 2.0 * double(a.cost.pages) * double(b.threads) / double(a.threads) + 20);
+  }
 }
 
 int main(int argc, char* argv[]) {
