@@ -53,6 +53,18 @@ inline constexpr DerivedTable kCounterRangesTable{
     "WITHOUT ROWID",
     "the counters' ranges"};
 
+// Per event block, by its id: the latest `end` among the blocks up to it,
+// and the earliest `start` among the blocks from it on (NULL while there is
+// none with a time). Both rise with the id even where the trace's times go
+// backwards, so the blocks that meet a time range [a, b] lie between the
+// first whose latest_end reaches a and the last whose earliest_start is
+// not past b: a binary search, one row read a step, where testing every
+// block would read a page per block (each holds its records). Written by
+// the import.
+inline constexpr DerivedTable kEventBlockReachTable{
+    "event_block_reach", "id,latest_end,earliest_start",
+    "CREATE TABLE event_block_reach(id INTEGER PRIMARY KEY, latest_end INTEGER, earliest_start INTEGER)",
+    "the event blocks' reach"};
 // The lints' findings (viewer/analysis/anomaly_table.hpp), one row each,
 // their texts interned in finding_texts: `rule`, `severity` and `grouping`
 // name a text as is; `message` names a template that printf(template, a1,
@@ -119,9 +131,9 @@ inline constexpr DerivedTable kOlderTransfersTable{
     "the causes"};
 
 // The tables (the view aside), each made by replace_derived_rows.
-inline constexpr std::array<const DerivedTable*, 6> kDerivedTables{
-    &kLayoutTable,        &kCounterRangesTable, &kFindingsTable, &kFindingTextsTable, &kFindingBlocksTable,
-    &kTransferBlocksTable};
+inline constexpr std::array<const DerivedTable*, 7> kDerivedTables{
+    &kLayoutTable,       &kCounterRangesTable,  &kEventBlockReachTable, &kFindingsTable,
+    &kFindingTextsTable, &kFindingBlocksTable, &kTransferBlocksTable};
 
 // Whether `db` defines `table` (a table, or a view for kAnomaliesView)
 // exactly as Skein creates it (sqlite_schema's text word for word); false
@@ -136,11 +148,11 @@ inline constexpr std::array<const DerivedTable*, 6> kDerivedTables{
 // deleted when present with our columns; fails naming the columns found
 // when a table of that name has others. `schema` is ours, never a trace's
 // text.
-// Records the layout's row count in meta (kLayoutRowsKey).
-[[nodiscard]] Status set_layout_row_count(SqliteDatabase& db, std::int64_t rows);
 [[nodiscard]] Status replace_derived_rows(SqliteDatabase& db, const DerivedTable& table,
                                           std::string_view schema = "");
 
+// Records the layout's row count in meta (kLayoutRowsKey).
+[[nodiscard]] Status set_layout_row_count(SqliteDatabase& db, std::int64_t rows);
 // Makes the view `anomalies` exist as Skein defines it, inside the caller's
 // transaction: an older Skein's table of that name (kOlderAnomaliesTable's
 // columns) is dropped for it, and a view of other text replaced; a table

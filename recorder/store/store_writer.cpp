@@ -42,6 +42,9 @@ struct StoreWriter::State {
   std::optional<SqliteStatement> meta;
   std::optional<SqliteStatement> warning;
   std::uint64_t events_written = 0;
+  // Each block's first and last time (kNoTime: none), by id from 1, for
+  // event_block_reach.
+  std::vector<std::pair<TimeNs, TimeNs>> block_times;
   bool finished = false;
 };
 
@@ -143,6 +146,39 @@ Status add_layout(SqliteDatabase& db, const DerivedModel& m) {
 
 }  // namespace
 
+Status StoreWriter::add_block_reach() {
+  // A block without a time leaves both bounds as they were: NULL before the
+  // first timed block (latest_end) and after the last (earliest_start).
+  const std::vector<std::pair<TimeNs, TimeNs>>& times = s_->block_times;
+  struct Reach {
+    std::int64_t id;
+    TimeNs latest_end;
+    TimeNs earliest_start;
+  };
+  std::vector<Reach> reach(times.size());
+  TimeNs latest = kNoTime;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (times[i].second != kNoTime) latest = latest == kNoTime ? times[i].second : std::max(latest, times[i].second);
+    reach[i] = Reach{static_cast<std::int64_t>(i) + 1, latest, kNoTime};
+  }
+  TimeNs earliest = kNoTime;
+  for (std::size_t i = times.size(); i-- > 0;) {
+    if (times[i].first != kNoTime)
+      earliest = earliest == kNoTime ? times[i].first : std::min(earliest, times[i].first);
+    reach[i].earliest_start = earliest;
+  }
+  SqliteDatabase& db = s_->db;
+  if (Status s = replace_derived_rows(db, kEventBlockReachTable); !s.ok()) return s;
+  auto rows = RowidBulkInsert::prepare(db, "event_block_reach", "id", "(latest_end, earliest_start)", 2);
+  if (!rows) return rows.error();
+  return rows.value().insert(
+      std::span<const Reach>(reach), [](const Reach& r) { return r.id; },
+      [](SqliteStatement& q, int p, const Reach& r) {
+        bind_time(q, p, r.latest_end);
+        bind_time(q, p + 1, r.earliest_start);
+      });
+}
+
 Status StoreWriter::add_counter_ranges(const std::vector<CounterRange>& ranges) {
   SqliteDatabase& db = s_->db;
   if (Status s = replace_derived_rows(db, kCounterRangesTable); !s.ok()) return s;
@@ -215,6 +251,7 @@ Status StoreWriter::add_threads(const DerivedModel& m) {
 
   if (Status s = add_activations(m.activations); !s.ok()) return s;
   if (Status s = add_blocks(m.blocks); !s.ok()) return s;
+  if (Status s = add_block_reach(); !s.ok()) return s;
 
   auto sites = BulkInsert::prepare(db, "sites(id, file, line, function)", 4);
   if (!sites) return sites.error();
@@ -252,6 +289,7 @@ Status StoreWriter::add_blocks(const std::vector<EventBlockRow>& blocks) {
       return file_error(s_->db.name(), "internal error: event block " + std::to_string(b.id) +
                                            " reached the writer without its records");
     s_->events_written = static_cast<std::uint64_t>(b.last_event);
+    s_->block_times.emplace_back(b.start, b.end);
   }
   return s_->blocks->insert(blocks, [](SqliteStatement& q, int p, const EventBlockRow& b) {
     q.bind(p, b.id);

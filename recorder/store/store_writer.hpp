@@ -55,7 +55,8 @@ class StoreWriter {
   // Event blocks with their records, by id, continuing those already added.
   [[nodiscard]] Status add_blocks(const std::vector<EventBlockRow>& blocks);
   // Everything else derived, once every event is in (its activations and
-  // blocks are the last ones): the threads, sites and head counts, then
+  // blocks are the last ones): the threads, sites, head counts and the
+  // blocks' reach (event_block_reach, derived_tables.hpp), then
   // the threads' placement (thread_spans and layout_v2). The import calls
   // the two halves apart, so that the placement is computed meanwhile.
   [[nodiscard]] Status add_model(const DerivedModel& model);
@@ -76,6 +77,8 @@ class StoreWriter {
  private:
   struct State;
   explicit StoreWriter(std::unique_ptr<State> s);
+  // event_block_reach, from the blocks added so far (all of them, by then).
+  [[nodiscard]] Status add_block_reach();
   std::unique_ptr<State> s_;
 };
 

@@ -6,9 +6,10 @@
 // the blocks from the earliest time a band reaching the window can start,
 // the findings within reach, the threads those name that are not loaded
 // yet, and last the rows and row labels of every loaded thread. The event
-// blocks a time range meets are found by binary search on their times
-// (BlockRanges), one row read a step, when the trace's times never went
-// backwards; else by testing every block. A superset
+// blocks a time range meets are found by binary search (BlockRanges), one
+// row read a step: on event_block_reach, or, in a database without it, on
+// the blocks' own times when the trace's times never went backwards; else
+// by testing every block. A superset
 // of what the frame draws is harmless: the painter and the folding test
 // everything against the view's own window.
 #include "viewer/timeline/timeline_window.hpp"
@@ -44,12 +45,14 @@ Result<std::optional<std::int64_t>> query_optional(SqliteDatabase& db, std::stri
   return row.value() ? q.value().optional_int64(0) : std::nullopt;
 }
 
-// The event blocks that may meet a time range, as an id range: found by
-// binary search on the blocks' times when the trace's times never go
-// backwards (then every block's start and end rise with its id), one row
-// read per step; else every block, and the callers' time tests decide.
-// Scanning the blocks would read a page per block (each row holds its
-// records), 100,000 pages at 100M records.
+// The event blocks that may meet a time range, as an id range, found by
+// binary search, one row read per step: on event_block_reach (the import
+// writes it; its bounds rise with the id whatever the trace's times do),
+// else on the blocks' own times when the trace's times never go backwards
+// (then every block's start and end rise with its id); else every block,
+// and the callers' time tests decide. Scanning the blocks would read a
+// page per block (each row holds its records), 100,000 pages at 100M
+// records.
 class BlockRanges {
  public:
   static Result<BlockRanges> open(SqliteDatabase& db, bool times_rise) {
@@ -57,20 +60,37 @@ class BlockRanges {
     auto last = query_optional(db, "SELECT max(id) FROM event_blocks", {});
     if (!last) return last.error();
     b.last_ = last.value().value_or(0);
-    auto probe = db.prepare("SELECT start, \"end\" FROM event_blocks WHERE id = ?1");
+    // The reach table holds a row per block, or it is not this import's.
+    bool reach = defines_derived_table(db, kEventBlockReachTable);
+    if (reach) {
+      auto rows = query_optional(db, "SELECT max(id) FROM event_block_reach", {});
+      if (!rows) return rows.error();
+      reach = rows.value().value_or(0) == b.last_;
+    }
+    auto probe = db.prepare(reach ? "SELECT earliest_start, latest_end FROM event_block_reach WHERE id = ?1"
+                                  : "SELECT start, \"end\" FROM event_blocks WHERE id = ?1");
     if (!probe) return probe.error();
     b.probe_.emplace(std::move(probe).value());
-    b.times_rise_ = times_rise;
+    b.searchable_ = reach || times_rise;
+    b.reach_ = reach;
     return b;
   }
   // [first, last] ids (first > last: none).
   Result<std::pair<std::int64_t, std::int64_t>> meeting(TimeNs from, TimeNs to) {
-    if (!times_rise_ || last_ < 1) return std::make_pair(std::int64_t{1}, last_);
+    if (!searchable_ || last_ < 1) return std::make_pair(std::int64_t{1}, last_);
     // The first block whose end reaches `from`, the last whose start is
-    // not past `to`; a block without a timed record ends the search.
-    auto first = search([&](TimeNs, TimeNs end) { return end < from; });
+    // not past `to`. In the reach table a NULL latest_end comes before any
+    // time and a NULL earliest_start after; in the blocks, a block without
+    // a timed record ends the search.
+    auto first = search([&](std::optional<TimeNs>, std::optional<TimeNs> end) -> std::optional<bool> {
+      if (!end) return reach_ ? std::optional<bool>(true) : std::nullopt;
+      return *end < from;
+    });
     if (!first) return first.error();
-    auto after = search([&](TimeNs start, TimeNs) { return start <= to; });
+    auto after = search([&](std::optional<TimeNs> start, std::optional<TimeNs>) -> std::optional<bool> {
+      if (!start) return reach_ ? std::optional<bool>(false) : std::nullopt;
+      return *start <= to;
+    });
     if (!after) return after.error();
     if (!first.value() || !after.value()) return std::make_pair(std::int64_t{1}, last_);
     return std::make_pair(*first.value(), *after.value() - 1);
@@ -78,7 +98,7 @@ class BlockRanges {
 
  private:
   // The first id in 1..last_ + 1 for which `before` is false (it must be
-  // true then false along the ids); nullopt when a block has no time.
+  // true then false along the ids); nullopt when `before` cannot tell.
   template <class Before>
   Result<std::optional<std::int64_t>> search(Before&& before) {
     std::int64_t low = 1, high = last_ + 1;
@@ -87,18 +107,22 @@ class BlockRanges {
       probe_->bind(1, mid);
       auto row = probe_->step();
       if (!row) return row.error();
-      const std::optional<std::int64_t> start = row.value() ? probe_->optional_int64(0) : std::nullopt;
-      const std::optional<std::int64_t> end = row.value() ? probe_->optional_int64(1) : std::nullopt;
+      if (!row.value()) {
+        probe_->reset();
+        return std::optional<std::int64_t>();
+      }
+      const std::optional<bool> is_before = before(probe_->optional_int64(0), probe_->optional_int64(1));
       probe_->reset();
-      if (!start || !end) return std::optional<std::int64_t>();
-      if (before(*start, *end)) low = mid + 1;
+      if (!is_before) return std::optional<std::int64_t>();
+      if (*is_before) low = mid + 1;
       else high = mid;
     }
     return std::optional<std::int64_t>(low);
   }
 
   std::int64_t last_ = 0;
-  bool times_rise_ = false;
+  bool searchable_ = false;
+  bool reach_ = false;
   std::optional<SqliteStatement> probe_;
 };
 
@@ -161,7 +185,8 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
       return s.error();
   }
 
-  // The trace's times never went backwards: the blocks' times rise.
+  // With no reach table, the blocks' times rise when the trace's never went
+  // backwards.
   auto blocks = BlockRanges::open(db, store.meta_int("warnings.time-backwards") == std::optional<std::int64_t>(0));
   if (!blocks) return blocks.error();
 

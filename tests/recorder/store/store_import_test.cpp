@@ -173,6 +173,34 @@ TEST_CASE("import: counter_ranges holds each counter's smallest and largest valu
   CHECK(query(plain, "SELECT count(*) FROM counter_ranges") == "0\n");
 }
 
+TEST_CASE("import: event_block_reach holds each block's latest end so far and earliest start from there, as SQL finds "
+          "them in event_blocks") {
+  // A block of sites (records without a time), blocks of spawns whose
+  // times go back 5 us at every 700th, then a block and a half of sites
+  // again: NULL before the first time and after the last.
+  std::string text = "(skein-trace 1)\n";
+  std::int64_t site = 1;
+  for (int i = 0; i < 1024; ++i, ++site) text += "(site " + std::to_string(site) + " \"f.cpp\" 1 \"f\")\n";
+  for (std::int64_t i = 1; i <= 3000; ++i) {
+    const std::int64_t time = i % 700 == 0 ? 10 * i - 5000 : 10 * i;
+    text += "(spawn " + std::to_string(time) + " " + std::to_string(i) + " 0 task)\n";
+  }
+  for (int i = 0; i < 1500; ++i, ++site) text += "(site " + std::to_string(site) + " \"f.cpp\" 1 \"f\")\n";
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  REQUIRE(test::import_text(text, db).ok());
+  REQUIRE(query(db, "SELECT count(*) FROM event_blocks") == "6\n");
+  CHECK(query(db, "SELECT value > 0 FROM meta WHERE key = 'warnings.time-backwards'") == "1\n");
+  const std::string expected = query(db,
+                                     "SELECT id, (SELECT max(\"end\") FROM event_blocks WHERE id <= b.id), "
+                                     "(SELECT min(start) FROM event_blocks WHERE id >= b.id) FROM event_blocks b "
+                                     "ORDER BY id");
+  CHECK(query(db, "SELECT id, latest_end, earliest_start FROM event_block_reach ORDER BY id") == expected);
+  // The edges: nothing before the first time, nothing after the last.
+  CHECK(query(db, "SELECT latest_end IS NULL, earliest_start IS NULL FROM event_block_reach WHERE id IN (1, 6) "
+                  "ORDER BY id") == "1|0\n0|1\n");
+}
+
 // Lost wake-ups, event ids in the comments. Object 1 is also a thread's id,
 // and object 7 is no thread's: objects are not threads. The drop and the
 // no-waiter are by threads that are not running (the loop has control).
