@@ -58,13 +58,14 @@ class Interner {
 
   static std::uint64_t hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
 
-  void grow(std::size_t slots) {
+  // (Not named `slots`: Qt defines that word, and this header reaches Qt's.)
+  void grow(std::size_t slot_count) {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(slots, Slot{});
+    slots_.assign(slot_count, Slot{});
     for (const Slot& slot : old) {
       if (slot.index == 0) continue;
-      std::size_t at = static_cast<std::size_t>(slot.hash) & (slots - 1);
-      while (slots_[at].index != 0) at = (at + 1) & (slots - 1);
+      std::size_t at = static_cast<std::size_t>(slot.hash) & (slot_count - 1);
+      while (slots_[at].index != 0) at = (at + 1) & (slot_count - 1);
       slots_[at] = slot;
     }
   }

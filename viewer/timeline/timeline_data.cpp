@@ -92,10 +92,9 @@ ThreadOutcome outcome_of(const std::optional<std::string>& o) {
 // Threads, by id, and what the layout needs of each.
 Status read_threads(SqliteDatabase& db, Interner& strings, TimelineData& data,
                     std::vector<LayoutThread>& layout_input) {
-  const auto intern = [&](std::string_view text) { return strings.intern(text); };
   if (Status s = db.for_each_row(std::string("SELECT ") + std::string(kTimelineThreadColumns) + " FROM threads ORDER BY id",
                                  [&](SqliteStatement& q) -> Status {
-                                   auto row = timeline_thread_from_row(q, data.end_time, intern);
+                                   auto row = timeline_thread_from_row(q, data.end_time, strings);
                                    if (!row) return row.error();
                                    const TimelineThread& t = row.value().thread;
                                    layout_input.push_back(LayoutThread{t.id, row.value().parent, t.start, t.end,
@@ -287,8 +286,8 @@ TimelineAnomaly timeline_finding(StoredFinding&& f, const TimelineData& data) {
   return a;
 }
 
-Result<StoredTimelineThread> timeline_thread_from_row(SqliteStatement& q, TimeNs end_time,
-                                                     const std::function<std::uint32_t(std::string_view)>& intern) {
+Result<StoredTimelineThread> timeline_thread_from_row(SqliteStatement& q, TimeNs end_time, Interner& strings) {
+  const auto intern = [&](std::string_view text) { return strings.intern(text); };
   CheckedValues v(q);
   StoredTimelineThread out;
   TimelineThread& t = out.thread;

@@ -38,6 +38,7 @@
 #include "recorder/store/trace_store.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/finding_text.hpp"
+#include "viewer/timeline/string_interner.hpp"
 
 namespace skein {
 
@@ -217,7 +218,7 @@ struct TimelineLoadOptions {
 
 // One row of `threads`, selected as kTimelineThreadColumns, as the
 // timeline holds it (its end the trace's end while pending), its texts
-// interned by `intern`; with its parent and merge target as stored (the
+// interned by `strings`; with its parent and merge target as stored (the
 // layout tells an absent one from any id). Ids and times are checked
 // (store_value_check.hpp).
 inline constexpr std::string_view kTimelineThreadColumns =
@@ -227,8 +228,8 @@ struct StoredTimelineThread {
   std::optional<ThreadId> parent;
   std::optional<ThreadId> merged_into;
 };
-[[nodiscard]] Result<StoredTimelineThread> timeline_thread_from_row(
-    SqliteStatement& q, TimeNs end_time, const std::function<std::uint32_t(std::string_view)>& intern);
+[[nodiscard]] Result<StoredTimelineThread> timeline_thread_from_row(SqliteStatement& q, TimeNs end_time,
+                                                                   Interner& strings);
 
 // Assembly, shared by load_timeline and the view filters
 // (timeline_filter.hpp), which derive a TimelineData from another:

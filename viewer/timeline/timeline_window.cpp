@@ -162,7 +162,6 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
   const TimeNs margin = saturating_add((to - from) / 16, 1);
   const TimeNs lo = saturating_add(from, -margin), hi = saturating_add(to, margin);
   Interner strings(data.strings);
-  const auto intern = [&](std::string_view text) { return strings.intern(text); };
 
   // Threads alive in the widened window.
   std::set<ThreadId> loaded;
@@ -174,7 +173,7 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
     q.value().bind(1, lo);
     q.value().bind(2, hi);
     if (Status s = q.value().for_each_row([&](SqliteStatement& row) -> Status {
-          auto t = timeline_thread_from_row(row, data.end_time, intern);
+          auto t = timeline_thread_from_row(row, data.end_time, strings);
           if (!t) return t.error();
           const TimelineThread& thread = t.value().thread;
           if (thread.start > hi || thread.end < lo || !loaded.insert(thread.id).second) return {};
@@ -295,7 +294,7 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
     for (const ThreadId id : named) {
       q.value().bind(1, static_cast<std::int64_t>(id));
       Status s = q.value().for_each_row([&](SqliteStatement& row) -> Status {
-        auto t = timeline_thread_from_row(row, data.end_time, intern);
+        auto t = timeline_thread_from_row(row, data.end_time, strings);
         if (!t) return t.error();
         if (loaded.insert(t.value().thread.id).second) data.threads.push_back(t.value().thread);
         return {};
