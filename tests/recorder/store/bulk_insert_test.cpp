@@ -3,14 +3,14 @@
 // gaps, negative keys, keys below rows already in the table, and the
 // largest rowid, after which SQLite numbers at random. The oracle is the
 // table read back by rowid, against the rows as given.
-#include <catch2/catch.hpp>
+#include "recorder/store/bulk_insert.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <limits>
 #include <map>
 #include <random>
 
-#include "recorder/store/bulk_insert.hpp"
 #include "recorder/store/sqlite_database.hpp"
 #include "tests/support/store_query.hpp"
 
@@ -33,7 +33,9 @@ std::string insert(const std::vector<Row>& before, const std::vector<Row>& rows,
   REQUIRE(db.ok());
   REQUIRE(db.value().exec("CREATE TABLE t(k INTEGER PRIMARY KEY, v INTEGER NOT NULL)").ok());
   for (const Row& r : before)
-    REQUIRE(db.value().exec("INSERT INTO t VALUES (" + std::to_string(r.key) + ", " + std::to_string(r.value) + ")")
+    REQUIRE(db.value()
+                .exec("INSERT INTO t VALUES (" + std::to_string(r.key) + ", " +
+                      std::to_string(r.value) + ")")
                 .ok());
   auto bulk = RowidBulkInsert::prepare(db.value(), "t", "k", "(v)", 1);
   REQUIRE(bulk.ok());
@@ -55,7 +57,10 @@ std::string insert(const std::vector<Row>& before, const std::vector<Row>& rows,
 
 std::vector<Row> rows_of(const std::vector<std::int64_t>& keys, std::int64_t salt) {
   std::vector<Row> rows;
-  for (const std::int64_t k : keys) rows.push_back(Row{k, k * 7 + salt});
+  // Wrapping arithmetic: keys reach the largest rowid.
+  for (const std::int64_t k : keys)
+    rows.push_back(Row{k, static_cast<std::int64_t>(static_cast<std::uint64_t>(k) * 7 +
+                                                    static_cast<std::uint64_t>(salt))});
   return rows;
 }
 
