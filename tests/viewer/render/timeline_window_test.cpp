@@ -57,6 +57,30 @@ void import_and_lint(const std::string& trace, const std::string& db) {
   REQUIRE(store_lint_report(*store.value().owner(), report.value()).ok());
 }
 
+// Writes `text` as NAME.sexp in `dir`, imports it into NAME.db with its
+// findings stored, and returns the database's path.
+std::string imported(const test::TempDir& dir, const std::string& name, const std::string& text) {
+  const std::string trace = dir.file(name + ".sexp");
+  test::write_file(trace, text);
+  const std::string db = dir.file(name + ".db");
+  import_and_lint(trace, db);
+  return db;
+}
+
+samples::SyntheticOptions generated(std::uint64_t records, std::uint64_t seed = 1) {
+  samples::SyntheticOptions options;
+  options.records = records;
+  options.seed = seed;
+  return options;
+}
+
+// The window at `start` of the trace, `width` wide, both shares of its span.
+std::pair<TimeNs, TimeNs> window_at(const TimelineData& full, double start, double width) {
+  const double span = double(full.end_time - full.first_time);
+  const auto from = static_cast<TimeNs>(double(full.first_time) + start * span);
+  return {from, std::max<TimeNs>(from + 1, static_cast<TimeNs>(double(from) + width * span))};
+}
+
 QImage draw(const TimelineData& data, TimeNs from, TimeNs to) {
   RenderRequest request;
   request.width = kWidth;
@@ -83,11 +107,9 @@ int check_windows(const std::string& db, const std::vector<std::pair<double, dou
   auto whole = load_timeline(store.value());
   REQUIRE(whole.ok());
   const TimelineData& full = whole.value();
-  const double span = double(full.end_time - full.first_time);
   int drawn = 0;
   for (const auto& [start, width] : windows) {
-    const auto from = static_cast<TimeNs>(double(full.first_time) + start * span);
-    const auto to = std::max<TimeNs>(from + 1, static_cast<TimeNs>(double(from) + width * span));
+    const auto [from, to] = window_at(full, start, width);
     INFO(db << " window " << from << " to " << to << " ns");
     auto window = load_timeline_window(store.value(), from, to);
     REQUIRE(window.ok());
@@ -175,13 +197,7 @@ void note_skipped() { g_skipped = true; }
 
 TEST_CASE("timeline window: a generated trace drawn from its window equals the whole trace's picture") {
   test::TempDir dir;
-  samples::SyntheticOptions options;
-  options.records = 60'000;
-  options.seed = 7;
-  const std::string trace = dir.file("g.sexp");
-  test::write_file(trace, samples::synthetic_trace_text(options));
-  const std::string db = dir.file("g.db");
-  import_and_lint(trace, db);
+  const std::string db = imported(dir, "g", samples::synthetic_trace_text(generated(60'000, 7)));
   CHECK(check_windows(db, kWindows) >= 7);
   // The window's blocks were found by binary search on event_block_reach.
   // Without it (an older Skein's database), by binary search on the
@@ -203,13 +219,7 @@ TEST_CASE("timeline window: a generated trace drawn from its window equals the w
 TEST_CASE("timeline window: a trace whose clock jitters back drawn from its window equals the whole trace's picture") {
   // Every 97th record stamped 3 us early, about 50 records' worth.
   test::TempDir dir;
-  samples::SyntheticOptions options;
-  options.records = 60'000;
-  options.seed = 9;
-  const std::string trace = dir.file("b.sexp");
-  test::write_file(trace, backwards_trace_text(options, 97, 0.0005));
-  const std::string db = dir.file("b.db");
-  import_and_lint(trace, db);
+  const std::string db = imported(dir, "b", backwards_trace_text(generated(60'000, 9), 97, 0.0005));
   CHECK(test::query(db, "SELECT value > 0 FROM meta WHERE key = 'warnings.time-backwards'") == "1\n");
   CHECK(check_windows(db, kWindows) >= 7);
   // Without the reach table, every block is tested: the same pictures.
@@ -224,15 +234,9 @@ TEST_CASE("timeline window: where the clock jumps far back, a window still holds
   // the usual ones. The oracle is the whole load's edges (a record each)
   // with a time in the window.
   test::TempDir dir;
-  samples::SyntheticOptions options;
-  options.records = 100'000;
-  options.seed = 9;
-  const std::string trace = dir.file("j.sexp");
   std::vector<TimeNs> stamped;
-  test::write_file(trace, backwards_trace_text(options, 20'011, 0.3, &stamped));
+  const std::string db = imported(dir, "j", backwards_trace_text(generated(100'000, 9), 20'011, 0.3, &stamped));
   REQUIRE(stamped.size() >= 3);
-  const std::string db = dir.file("j.db");
-  import_and_lint(trace, db);
   using Edge = std::tuple<TimeNs, ThreadId, ThreadId, int>;
   const auto edges_in = [](const TimelineData& d, TimeNs from, TimeNs to) {
     std::multiset<Edge> out;
@@ -248,13 +252,9 @@ TEST_CASE("timeline window: where the clock jumps far back, a window still holds
     auto whole = load_timeline(store.value());
     REQUIRE(whole.ok());
     const TimelineData& full = whole.value();
-    const double span = double(full.end_time - full.first_time);
     std::vector<std::pair<TimeNs, TimeNs>> windows;
     for (const TimeNs t : stamped) windows.emplace_back(t - 200, t + 200);
-    for (const auto& [start, width] : kWindows) {
-      const auto from = static_cast<TimeNs>(double(full.first_time) + start * span);
-      windows.emplace_back(from, std::max<TimeNs>(from + 1, static_cast<TimeNs>(double(from) + width * span)));
-    }
+    for (const auto& [start, width] : kWindows) windows.push_back(window_at(full, start, width));
     std::size_t found = 0, at_stamped = 0;
     for (const auto& [from, to] : windows) {
       INFO((reach ? "with" : "without") << " the reach table, window " << from << " to " << to << " ns");
@@ -285,12 +285,7 @@ TEST_CASE("timeline window: the 2014 MirageOS traces drawn from their windows eq
 
 TEST_CASE("timeline window: none past the start-up fold share, none without the layout's row count") {
   test::TempDir dir;
-  samples::SyntheticOptions options;
-  options.records = 5'000;
-  const std::string trace = dir.file("g.sexp");
-  test::write_file(trace, samples::synthetic_trace_text(options));
-  const std::string db = dir.file("g.db");
-  import_and_lint(trace, db);
+  const std::string db = imported(dir, "g", samples::synthetic_trace_text(generated(5'000)));
   TimeNs first = 0, end = 0;
   {
     auto store = TraceStore::open(db);
@@ -363,13 +358,7 @@ TEST_CASE("timeline window: the work of a window's read grows with what it holds
   };
   const auto measure = [](std::uint64_t records) {
     test::TempDir dir;
-    samples::SyntheticOptions options;
-    options.records = records;
-    options.seed = 11;
-    const std::string trace = dir.file("g.sexp");
-    test::write_file(trace, samples::synthetic_trace_text(options));
-    const std::string db = dir.file("g.db");
-    import_and_lint(trace, db);
+    const std::string db = imported(dir, "g", samples::synthetic_trace_text(generated(records, 11)));
     Measured m;
     for (const double at : {0.2, 0.5, 0.8}) {
       auto store = TraceStore::open(db);
