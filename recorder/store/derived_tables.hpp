@@ -65,6 +65,26 @@ inline constexpr DerivedTable kEventBlockReachTable{
     "event_block_reach", "id,latest_end,earliest_start",
     "CREATE TABLE event_block_reach(id INTEGER PRIMARY KEY, latest_end INTEGER, earliest_start INTEGER)",
     "the event blocks' reach"};
+// Each timeline row's lines and running spans, packed in chunks, exact and
+// at coarser levels (row_spans.hpp); and meta's key for the span of the
+// trace their buckets are cut from. Written by the import with layout_v2,
+// and dropped by whoever writes layout_v2 again: they hold its rows.
+inline constexpr DerivedTable kRowSpansTable{
+    "row_spans", "row,layer,level,reach,seq,start,count,spans",
+    "CREATE TABLE row_spans(row INTEGER NOT NULL, layer INTEGER NOT NULL, level INTEGER NOT NULL, "
+    "reach INTEGER NOT NULL, seq INTEGER NOT NULL, start INTEGER NOT NULL, count INTEGER NOT NULL, "
+    "spans BLOB NOT NULL, PRIMARY KEY(row, layer, level, reach, seq)) WITHOUT ROWID",
+    "the rows' spans"};
+inline constexpr std::string_view kRowSpansSpanKey = "row_spans_span";
+
+// The whole trace's run time per bin, exact (run_time_bins.hpp): the bins
+// with any, by number; and meta's key for their width. Written by the
+// import: the overview strip draws from it without reading an activation.
+inline constexpr DerivedTable kActivityBinsTable{
+    "activity_bins", "bin,run_ns",
+    "CREATE TABLE activity_bins(bin INTEGER PRIMARY KEY, run_ns INTEGER NOT NULL)", "the run time per bin"};
+inline constexpr std::string_view kActivityBinNsKey = "activity_bin_ns";
+
 // The lints' findings (viewer/analysis/anomaly_table.hpp), one row each,
 // their texts interned in finding_texts: `rule`, `severity` and `grouping`
 // name a text as is; `message` names a template that printf(template, a1,
@@ -131,9 +151,9 @@ inline constexpr DerivedTable kOlderTransfersTable{
     "the causes"};
 
 // The tables (the view aside), each made by replace_derived_rows.
-inline constexpr std::array<const DerivedTable*, 7> kDerivedTables{
-    &kLayoutTable,       &kCounterRangesTable,  &kEventBlockReachTable, &kFindingsTable,
-    &kFindingTextsTable, &kFindingBlocksTable, &kTransferBlocksTable};
+inline constexpr std::array<const DerivedTable*, 9> kDerivedTables{
+    &kLayoutTable,       &kCounterRangesTable, &kEventBlockReachTable, &kRowSpansTable,      &kActivityBinsTable,
+    &kFindingsTable,     &kFindingTextsTable,  &kFindingBlocksTable,   &kTransferBlocksTable};
 
 // Whether `db` defines `table` (a table, or a view for kAnomaliesView)
 // exactly as Skein creates it (sqlite_schema's text word for word); false

@@ -198,6 +198,14 @@ Status StoreWriter::add_model(const DerivedModel& m) {
   return add_placement(m);
 }
 
+Status StoreWriter::add_row_spans(const std::vector<RowSpanChunk>& chunks, TimeNs span) {
+  return write_row_spans(s_->db, chunks, span);
+}
+
+Status StoreWriter::add_activity_bins(const ActivityBinning& binning, const std::vector<std::int64_t>& run_ns) {
+  return write_activity_bins(s_->db, binning, run_ns);
+}
+
 Status StoreWriter::add_placement(const DerivedModel& m) {
   if (Status s = write_rtree(s_->db, "thread_spans", m.thread_spans); !s.ok()) return s;
   return add_layout(s_->db, m);

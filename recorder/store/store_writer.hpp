@@ -33,6 +33,7 @@
 #include "recorder/store/counter_runs.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
+#include "recorder/store/row_spans.hpp"
 #include "recorder/store/store_schema.hpp"
 
 namespace skein {
@@ -62,6 +63,11 @@ class StoreWriter {
   [[nodiscard]] Status add_model(const DerivedModel& model);
   [[nodiscard]] Status add_threads(const DerivedModel& model);
   [[nodiscard]] Status add_placement(const DerivedModel& model);
+  // The rows' spans (row_spans.hpp), built from the placed model, with the
+  // trace's span their buckets are cut from.
+  [[nodiscard]] Status add_row_spans(const std::vector<RowSpanChunk>& chunks, TimeNs span);
+  // The whole trace's run time per bin (run_time_bins.hpp).
+  [[nodiscard]] Status add_activity_bins(const ActivityBinning& binning, const std::vector<std::int64_t>& run_ns);
   [[nodiscard]] Status add_warning(std::string_view kind, std::optional<EventId> event,
                                    std::string_view message);
   [[nodiscard]] Status set_meta(std::string_view key, std::int64_t value);

@@ -19,6 +19,7 @@
 #include "recorder/store/event_block_codec.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
+#include "recorder/store/row_spans.hpp"
 #include "recorder/output/output_file.hpp"
 #include "recorder/store/store_writer.hpp"
 
@@ -124,7 +125,56 @@ struct ParseOutcome {
   // Out of memory while placing the threads, after the hand-over; read
   // after the parsing thread is joined.
   bool placement_failed = false;
+  // Every activation's thread and times, kept by the parsing thread for
+  // the rows' spans; and those spans (row_spans.hpp), built with the
+  // placement, for the writer after it.
+  std::vector<RowSpanActivation> activation_spans;
+  std::vector<RowSpanChunk> row_spans;
+  TimeNs row_spans_span = 0;
+  // The run time per bin of the whole trace (run_time_bins.hpp), from the
+  // same placed activations.
+  ActivityBinning activity_binning;
+  std::vector<std::int64_t> activity;
 };
+
+void keep_activation_spans(const std::vector<ActivationRow>& activations, std::vector<RowSpanActivation>& into) {
+  for (const ActivationRow& a : activations) into.push_back(RowSpanActivation{a.thread, a.start, a.end});
+}
+
+// The rows' spans of a placed model: each thread as the timeline draws it
+// (created to resolved, or to the trace's end while pending, as the
+// layout reads it), on its row.
+void build_row_spans(ParseOutcome& out) {
+  const DerivedModel& m = *out.model;
+  if (m.layout_rows.size() != m.threads.size()) return;
+  const TimeNs trace_end = m.end_time != kNoTime ? m.end_time : m.first_time != kNoTime ? m.first_time : 0;
+  const TimeNs first = m.first_time != kNoTime ? m.first_time : 0;
+  std::vector<RowSpanThread> threads;
+  threads.reserve(m.threads.size());
+  for (std::size_t i = 0; i < m.threads.size(); ++i) {
+    const ThreadRow& t = m.threads[i];
+    RowSpanThread r;
+    r.id = t.id;
+    r.start = t.created;
+    r.end = std::max(t.created, t.resolved != kNoTime ? t.resolved : trace_end);
+    r.row = m.layout_rows[i];
+    r.outcome = t.resolved == kNoTime        ? RowSpanOutcome::pending
+                : t.outcome == Outcome::fail ? RowSpanOutcome::fail
+                : t.outcome == Outcome::cancel ? RowSpanOutcome::cancel
+                                               : RowSpanOutcome::ok;
+    threads.push_back(r);
+  }
+  keep_activation_spans(m.activations, out.activation_spans);
+  out.row_spans_span = std::max<TimeNs>(1, trace_end - first);
+  // The times the viewer reads from meta: first_time, else 0; end_time,
+  // else first_time.
+  const TimeNs meta_first = m.first_time != kNoTime ? m.first_time : 0;
+  out.activity_binning = activity_binning(meta_first, m.end_time != kNoTime ? m.end_time : meta_first);
+  RunTimeHistogram activity(out.activity_binning.first, out.activity_binning.bin_ns, out.activity_binning.bins);
+  out.row_spans = skein::build_row_spans(threads, out.activation_spans, out.row_spans_span, &activity);
+  out.activity = activity.finish();
+  out.activation_spans = {};
+}
 
 void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& options,
                    std::atomic<std::uint64_t>& bytes_done, std::atomic<std::uint64_t>& records_done,
@@ -173,6 +223,7 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
     }
     if (batch->records == kBatchRows) {
       derivation.take_activations(batch->activations);
+      keep_activation_spans(batch->activations, out.activation_spans);
       take_blocks(batch->blocks);
       batch->counters = counters.take_full();
       bytes_done.store(source.bytes_consumed(), std::memory_order_relaxed);
@@ -195,6 +246,7 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
   }
   if (batch != nullptr && batch->records > 0) {
     derivation.take_activations(batch->activations);
+    keep_activation_spans(batch->activations, out.activation_spans);
     take_blocks(batch->blocks);
     batch->counters = counters.take_full();
     queue.push_full(std::move(batch));
@@ -224,8 +276,10 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
   // hands `out` over) while this thread places them.
   out.threads_final = true;
   queue.close();
-  if (out.failure == ImportResult::Failure::none)
+  if (out.failure == ImportResult::Failure::none) {
     place_threads(*out.model, rtree_node_bytes(static_cast<std::size_t>(options.page_size)));
+    build_row_spans(out);
+  }
 }
 
 // The parsing thread's body. Running out of memory here is a failure like
@@ -459,6 +513,11 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
   parser.join();
   if (parsed.placement_failed) return out_of_memory_failure(source->name(), records_done, "");
   check(w.add_placement(model));
+  // Both are built with the placement (row_spans_span > 0 then).
+  if (parsed.row_spans_span > 0) {
+    check(w.add_row_spans(parsed.row_spans, parsed.row_spans_span));
+    check(w.add_activity_bins(parsed.activity_binning, parsed.activity));
+  }
   if (!written.ok() && w.out_of_memory())
     return out_of_memory_failure(source->name(), records_done, "SQLite: " + written.error().to_string());
   report.model_written_at = std::chrono::duration<double>(Clock::now() - started).count();

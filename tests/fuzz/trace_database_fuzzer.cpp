@@ -4,7 +4,9 @@
 // `skein info`, `summary` and `lint` read of it, load_timeline, the
 // viewer's pictures (viewer_paths.hpp), one frame painted by
 // render_timeline_image at 160 x 90, as `skein render` and skein-view
-// draw it, a window read alone and drawn (load_timeline_window), and a
+// draw it, a window read alone and drawn (load_timeline_window), the
+// rows' spans of the first rows (row_spans.hpp; the run time per bin,
+// run_time_bins.hpp, is read by load_timeline), and a
 // lint's stored findings (all, and a window's) and causes as the viewer and
 // `skein why` read them. Seeds: databases fuzz_database_seeds makes at
 // fuzz time from small traces, with values no import writes, linted
@@ -22,6 +24,7 @@
 #include <fstream>
 #include <string>
 
+#include "recorder/store/row_spans.hpp"
 #include "tests/fuzz/viewer_paths.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/why_answer.hpp"
@@ -58,7 +61,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   skein::fuzz::run_queries(store.value());
-  auto loaded = skein::load_timeline(store.value(), skein::TimelineLoadOptions{false});
+  skein::TimelineLoadOptions load;
+  load.write_layout_cache = false;
+  load.activity = true;  // the run time per bin, as skein-view reads it
+  auto loaded = skein::load_timeline(store.value(), load);
   if (!loaded) {
     skein::fuzz::check_names(loaded.error(), path);
     return 0;
@@ -90,6 +96,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (picture.width() != request.width || picture.height() != request.height)
         skein::fuzz::violated("window frame size");
     }
+  }
+  // The rows' spans, as a frame reads them: the first rows' two layers,
+  // exact and at the whole trace's zoom. Read spans are in start order and
+  // never end before they start.
+  if (auto spans = skein::RowSpanReader::open(store.value().database()); !spans) {
+    skein::fuzz::check_names(spans.error(), path);
+  } else if (spans.value()) {
+    for (std::int32_t row = 0; row < 3; ++row)
+      for (const auto layer : {skein::RowSpanLayer::running, skein::RowSpanLayer::lines})
+        for (const double ns_per_px : {0.5, double(spans.value()->span()) / 160}) {
+          auto read = spans.value()->read(row, layer, timeline.first_time, timeline.end_time, ns_per_px);
+          if (!read) {
+            skein::fuzz::check_names(read.error(), path);
+            continue;
+          }
+          const std::vector<skein::RowSpan>& got = read.value().spans;
+          for (std::size_t k = 0; k < got.size(); ++k)
+            if (got[k].end < got[k].start || (k > 0 && got[k].start < got[k - 1].start))
+              skein::fuzz::violated("row spans order");
+        }
   }
   (void)skein::read_stored_findings(store.value().database(), timeline.first_time, timeline.end_time);
   (void)skein::fuzz::run_lints(store.value(), false);

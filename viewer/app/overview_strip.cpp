@@ -39,7 +39,11 @@ OverviewStrip::OverviewStrip(QWidget* parent) : QWidget(parent) {
 
 void OverviewStrip::set_data(std::shared_ptr<const TimelineData> trace) {
   data_ = std::move(trace);
-  overview_ = data_ ? ActivityOverview::build(*data_) : ActivityOverview{};
+  // The import's histogram when the loader read one: no activation is
+  // walked on this thread.
+  overview_ = !data_            ? ActivityOverview{}
+              : data_->activity ? ActivityOverview::from_histogram(data_->activity->binning, data_->activity->run_ns)
+                                : ActivityOverview::build(*data_);
   columns_width_ = -1;
   window_ = {static_cast<double>(overview_.first_time()), static_cast<double>(overview_.end_time())};
   drag_ = Drag::none;

@@ -1,10 +1,11 @@
 // activity_overview.cpp — run_time_histogram() finds each row's first
-// activation in range by binary search (they are sorted and disjoint), adds
-// an activation's partial end bins directly and counts the bins it covers
-// whole in a difference array, so a long one costs O(1); a final sweep adds
-// those, every sum saturating. build() clamps the span to record.hpp's
-// limits, takes bin_ns = ceil(span / kMaxBins) and keeps prefix sums, which
-// cumulative_at() interpolates inside a bin. Columns are differences of
+// activation in range by binary search (they are sorted and disjoint) and
+// adds them to the store's exact histogram (recorder/store/run_time_bins.hpp:
+// partial end bins directly, whole bins in a difference array, every sum
+// saturating). build() takes the bins activity_binning() gives (the span
+// held to record.hpp's limits, bin_ns = ceil(span / kMaxBins)), which the
+// import stores too, and keeps prefix sums, which cumulative_at()
+// interpolates inside a bin. Columns are differences of
 // successive edges, so they add up to the total.
 #include "viewer/timeline/activity_overview.hpp"
 
@@ -12,66 +13,39 @@
 #include <cmath>
 
 #include "recorder/format/checked_arithmetic.hpp"
+#include "recorder/store/run_time_bins.hpp"
 
 namespace skein {
 
 std::vector<std::int64_t> run_time_histogram(const TimelineData& data, TimeNs origin, TimeNs bin_ns,
                                              std::size_t bins) {
-  std::vector<std::int64_t> hist(bins, 0);
-  // Defensive: an origin outside the format's limits would let s - origin
-  // below overflow.
-  if (bins == 0 || bin_ns <= 0 || !is_valid_time(origin)) return hist;
-  // Bins an activation covers completely get bin_ns each; counting them
-  // in a difference array keeps a long activation O(1), not O(its bins).
-  std::vector<std::int64_t> full(bins + 1, 0);
-  // Saturating: bins past INT64_MAX lie beyond every activation anyway.
-  const TimeNs limit = saturating_add(origin, saturating_mul(static_cast<TimeNs>(bins), bin_ns));
+  RunTimeHistogram hist(origin, bin_ns, bins);
+  if (!is_valid_time(origin) || bin_ns <= 0) return std::vector<std::int64_t>(bins, 0);
   for (const TimelineRow& row : data.rows) {
     // The row's activations are sorted and disjoint: skip those before origin.
     auto it = std::partition_point(row.activations.begin(), row.activations.end(),
                                    [&](const TimelineActivation& a) { return a.end <= origin; });
-    for (; it != row.activations.end() && it->start < limit; ++it) {
-      const TimeNs s = std::max(it->start, origin);
-      const TimeNs e = std::min(it->end, limit);
-      if (e <= s) continue;
-      const auto b0 = static_cast<std::size_t>((s - origin) / bin_ns);
-      const auto b1 = static_cast<std::size_t>((e - 1 - origin) / bin_ns);  // the bin of the last ns
-      // s - origin < bins * bin_ns: the bin edges below are within [origin, limit].
-      if (b0 == b1) {
-        hist[b0] = saturating_add(hist[b0], e - s);
-        continue;
-      }
-      hist[b0] = saturating_add(hist[b0], origin + static_cast<TimeNs>(b0 + 1) * bin_ns - s);
-      hist[b1] = saturating_add(hist[b1], e - (origin + static_cast<TimeNs>(b1) * bin_ns));
-      full[b0 + 1] += 1;
-      full[b1] -= 1;
-    }
+    for (; it != row.activations.end() && it->start < hist.limit(); ++it) hist.add(it->start, it->end);
   }
-  // Rows' activations overlap only in a damaged or hand-made trace; then a
-  // bin's run time may pass INT64_MAX, and is held there.
-  std::int64_t covering = 0;
-  for (std::size_t k = 0; k < bins; ++k) {
-    covering += full[k];
-    hist[k] = saturating_add(hist[k], saturating_mul(covering, bin_ns));
-  }
-  return hist;
+  return hist.finish();
+}
+
+ActivityOverview ActivityOverview::from_histogram(const ActivityBinning& binning,
+                                                   const std::vector<std::int64_t>& hist) {
+  ActivityOverview o;
+  o.first_ = binning.first;
+  o.end_ = binning.end;
+  if (binning.bins == 0 || hist.size() != binning.bins) return o;
+  o.bin_ns_ = binning.bin_ns;
+  o.cumulative_.assign(binning.bins + 1, 0);
+  for (std::size_t k = 0; k < binning.bins; ++k) o.cumulative_[k + 1] = saturating_add(o.cumulative_[k], hist[k]);
+  return o;
 }
 
 ActivityOverview ActivityOverview::build(const TimelineData& data) {
-  ActivityOverview o;
-  // Within record.hpp's limits, as the store's open guarantees for a
-  // loaded trace: then span + max_bins and every bin edge fit in 64 bits.
-  o.first_ = std::clamp(data.first_time, TimeNs{0}, kMaxTime);
-  o.end_ = std::clamp(data.end_time, o.first_, kMaxTime);
-  const TimeNs span = o.end_ - o.first_;
-  if (span <= 0) return o;
-  const auto max_bins = static_cast<TimeNs>(kMaxBins);
-  o.bin_ns_ = (span + max_bins - 1) / max_bins;
-  const auto bins = static_cast<std::size_t>((span + o.bin_ns_ - 1) / o.bin_ns_);
-  const std::vector<std::int64_t> hist = run_time_histogram(data, o.first_, o.bin_ns_, bins);
-  o.cumulative_.assign(bins + 1, 0);
-  for (std::size_t k = 0; k < bins; ++k) o.cumulative_[k + 1] = saturating_add(o.cumulative_[k], hist[k]);
-  return o;
+  const ActivityBinning binning = activity_binning(data.first_time, data.end_time);
+  if (binning.bins == 0) return from_histogram(binning, {});
+  return from_histogram(binning, run_time_histogram(data, binning.first, binning.bin_ns, binning.bins));
 }
 
 double ActivityOverview::cumulative_at(double t) const {

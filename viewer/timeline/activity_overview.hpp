@@ -18,7 +18,10 @@
 // every activation once, O(activations + bins), into an exact histogram
 // of run time over at most kMaxBins bins of a whole number of ns each
 // (1 ns a bin when the trace is shorter than kMaxBins ns), and keeps its
-// prefix sums. columns(width) then costs O(width): a column's run time is
+// prefix sums. The import stores that histogram (`activity_bins`,
+// recorder/store/run_time_bins.hpp), and the loader reads it: the strip
+// then comes from_histogram(), reading no activation at all, and equal to
+// build(). columns(width) then costs O(width): a column's run time is
 // the difference of the cumulative run time at its two edges, exact at bin
 // edges and linear inside a bin (so exact everywhere when bins are 1 ns).
 //
@@ -34,6 +37,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "recorder/store/run_time_bins.hpp"
 #include "viewer/timeline/timeline_data.hpp"
 
 namespace skein {
@@ -57,10 +61,16 @@ struct OverviewColumn {
 
 class ActivityOverview {
  public:
-  static constexpr std::size_t kMaxBins = 65536;
+  static constexpr std::size_t kMaxBins = kActivityMaxBins;
 
   ActivityOverview() = default;
+  // From every activation of `data`.
   [[nodiscard]] static ActivityOverview build(const TimelineData& data);
+  // From a histogram of binning.bins bins, as the import stores it
+  // (TimelineData::activity): equal to build() on the trace it was made
+  // from. Empty when the sizes differ.
+  [[nodiscard]] static ActivityOverview from_histogram(const ActivityBinning& binning,
+                                                       const std::vector<std::int64_t>& hist);
 
   [[nodiscard]] TimeNs first_time() const { return first_; }
   [[nodiscard]] TimeNs end_time() const { return end_; }

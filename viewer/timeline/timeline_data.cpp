@@ -559,6 +559,12 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
     data.label_lists = std::make_shared<const ThreadLabelLists>(std::move(label_lists).value());
   derive_idle(activation_starts, idle_starts, data);
   if (Status s = read_counters(db, data); !s.ok()) return s.error();
+  if (options.activity) {
+    auto activity =
+        read_activity_bins(db, data.first_time, data.end_time, static_cast<std::int64_t>(data.rows.size()));
+    if (!activity) return activity.error();
+    data.activity = std::move(activity).value();
+  }
 
   auto sites = store.sites();
   if (!sites) return sites.error();

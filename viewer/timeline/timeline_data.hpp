@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "recorder/format/diagnostic.hpp"
+#include "recorder/store/run_time_bins.hpp"
 #include "recorder/store/trace_database.hpp"
 #include "viewer/timeline/thread_label_lists.hpp"
 #include "recorder/store/trace_store.hpp"
@@ -171,6 +172,12 @@ struct TimelineData {
   std::shared_ptr<const ThreadLabelLists> label_lists;
   std::string label_lists_error;  // why label_lists is empty, when they could not be read
   std::vector<StoredSite> sites;
+  // The whole trace's run time per bin as the import stored it
+  // (recorder/store/run_time_bins.hpp), read at load when asked
+  // (TimelineLoadOptions::activity); nullopt when not, when the database
+  // has none (an older Skein's), or for data derived otherwise (the view
+  // filters), whose overview comes from its activations.
+  std::optional<StoredActivity> activity;
   bool layout_from_cache = false;
   // Thread ids to indexes: dense_index[id - dense_base] when the ids are
   // dense enough (the runtime numbers threads from 0), else a binary
@@ -207,6 +214,10 @@ struct TimelineLoadOptions {
   // skein-view does not: its analysis worker reads them after the first
   // frame (read_thread_label_lists).
   bool label_lists = true;
+  // Read the run time per bin the import stored (`activity`), which only
+  // skein-view's overview strip draws: up to 65,536 rows, whatever the
+  // trace's size.
+  bool activity = false;
 };
 
 // The findings a lint stored (recorder/store/SCHEMA.md, "anomalies"), sorted by

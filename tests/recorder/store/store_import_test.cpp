@@ -108,7 +108,10 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
         "site|1\nspawn|2\nlabel|1\nswitch|2\nwait|1\nread|1\nnotify|1\nresolve|2\nidle|1\nend|1\n");
   // The three threads' lives overlap (1300 to 52100 at least) and none
   // merges, so no two share a row: three rows. No gc record: 0.
+  // The trace spans 60000 - 1200 = 58800 ns: the run time's bins are
+  // ceil(58800 / 65536) = 1 ns each, and the rows' spans are cut from 58800.
   CHECK(query(db, "SELECT key, value FROM meta WHERE key NOT LIKE 'warnings.%' ORDER BY key") ==
+        "activity_bin_ns|1\n"
         "end_time|60000\n"
         "ended|1\n"
         "first_time|1200\n"
@@ -122,10 +125,35 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
         "lost_records|0\n"
         "lost_records_saturated|0\n"
         "records|13\n"
+        "row_spans_span|58800\n"
         "source|t.sexp\n"
         "threads|3\n"
         "truncated|0\n"
         "warnings|0\n");
+  // Run time, one row a nanosecond some thread ran: the four activations,
+  // 120 + 80 + 110 + 7880 ns, from bin 0 (1200) to bin 58799 (the last ns).
+  CHECK(query(db, "SELECT count(*), sum(run_ns), min(bin), max(bin), max(run_ns) FROM activity_bins") ==
+        "8190|8190|0|58799|1\n");
+  // Each thread on a row of its own: one chunk a layer, level 0 only. The
+  // lines end at the resolution, the pending main thread at the trace's end.
+  CHECK(query(db, "SELECT l.thread, r.layer, r.level, r.seq, r.start, r.reach, r.count FROM row_spans AS r "
+                  "JOIN layout_v2 AS l ON l.row = r.row ORDER BY l.thread, r.layer") ==
+        "0|0|0|0|1200|1320|1\n"
+        "0|1|0|0|1200|60000|1\n"
+        "1|0|0|0|52010|52120|1\n"
+        "1|1|0|0|1200|52100|1\n"
+        "2|0|0|0|1320|60000|2\n"
+        "2|1|0|0|1300|52200|1\n");
+  // The encoding (row_spans.hpp), by hand. Thread 2 runs at 1320 for 80
+  // ns (00 50, then thread +2 zigzagged to 4, << 4: 40) and at 52120, 50800
+  // later, for 7880 (F0 8C 03, C8 3D, the same thread: 00). The main
+  // thread's line: 0, 58800 (B0 CB 03), pending (3 << 2: 0C). Thread 2's
+  // line: 0, 50900 (D4 8D 03), thread 2 and failed (40 | 1 << 2: 44).
+  CHECK(query(db, "SELECT l.thread, r.layer, hex(r.spans) FROM row_spans AS r JOIN layout_v2 AS l ON l.row = r.row "
+                  "WHERE (l.thread, r.layer) IN (VALUES (2, 0), (0, 1), (2, 1)) ORDER BY l.thread, r.layer") ==
+        "0|1|00B0CB030C\n"
+        "2|0|005040F08C03C83D00\n"
+        "2|1|00D48D0344\n");
 }
 
 TEST_CASE(

@@ -84,7 +84,9 @@ class InspectionOverviewWidgetsTest : public QObject {
     QVERIFY(import_trace(trace, db, options).ok());
     auto store = TraceStore::open(db);
     QVERIFY(store.ok());
-    auto loaded = load_timeline(store.value());
+    TimelineLoadOptions load;
+    load.activity = true;  // as skein-view loads it, for the overview strip
+    auto loaded = load_timeline(store.value(), load);
     QVERIFY(loaded.ok());
     data_ = std::make_shared<const TimelineData>(std::move(loaded).value());
     QCOMPARE(data_->first_time, TimeNs(0));
@@ -161,6 +163,33 @@ class InspectionOverviewWidgetsTest : public QObject {
     // Above the bars' top, on the window: its fill again.
     QCOMPARE(image.pixelColor(at(m.x_of(2200), OverviewStrip::kPad - 2)), style::kSelection);
     QVERIFY(s.tooltip_at(m.x_of(1500)).contains(QStringLiteral("busy 100%")));
+  }
+
+  // The strip draws from the run time per bin the import stored, not from
+  // the activations: with every activation taken out of the data, it draws
+  // the same bars; without the stored histogram too, none.
+  void overviewDrawsFromTheImportsHistogram() {
+    QVERIFY(data_->activity.has_value());
+    auto bare = std::make_shared<TimelineData>(*data_);
+    for (TimelineRow& row : bare->rows) row.activations.clear();
+    const auto bars_at = [](std::shared_ptr<const TimelineData> d) {
+      OverviewStrip s;
+      s.resize(1000, 48);
+      s.set_data(std::move(d));
+      s.set_visible_range(2000, 4000);
+      s.show();
+      const QImage image = s.grab().toImage();
+      const OverviewMapping m = s.mapping();
+      return std::make_pair(image.pixelColor(at(m.x_of(1500), OverviewStrip::kPad)),
+                            image.pixelColor(at(m.x_of(4500), 24)));
+    };
+    const auto from_data = bars_at(data_);
+    QCOMPARE(from_data.first, style::kDensity);
+    QCOMPARE(bars_at(bare), from_data);
+    bare->activity.reset();
+    const auto none = bars_at(bare);
+    QCOMPARE(none.first, style::kCanvas);
+    QCOMPARE(none.second, style::kCanvas);
   }
 
   // 10 columns of 1 µs (50 rows of 20 ns) in 500 x 200 px: cells of 50 x 4.

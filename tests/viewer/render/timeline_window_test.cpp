@@ -23,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "recorder/store/row_spans.hpp"
 #include "recorder/store/trace_import.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/recorder/fixture_path.hpp"
@@ -30,6 +31,7 @@
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/lint_run.hpp"
 #include "viewer/render/timeline_image.hpp"
+#include "viewer/timeline/activity_overview.hpp"
 #include "viewer/timeline/timeline_window.hpp"
 
 using namespace skein;
@@ -280,6 +282,79 @@ TEST_CASE("timeline window: the 2014 MirageOS traces drawn from their windows eq
     const std::string db = dir.file(std::string(name) + ".db");
     import_and_lint(path, db);
     CHECK(check_windows(db, kWindows) >= 6);
+  }
+}
+
+// Every row's spans at level 0 (recorder/store/row_spans.hpp), as the
+// import wrote them, hold what the whole load placed on the row: its
+// activations in order, clipped alike, each with its thread, and its
+// threads with their times and outcomes; and the run time per bin it wrote
+// (run_time_bins.hpp) is the histogram of those activations. Returns the
+// rows compared.
+std::size_t check_row_spans(const std::string& db) {
+  auto store = TraceStore::open(db);
+  REQUIRE(store.ok());
+  TimelineLoadOptions options;
+  options.activity = true;
+  auto whole = load_timeline(store.value(), options);
+  REQUIRE(whole.ok());
+  const TimelineData& full = whole.value();
+  auto opened = RowSpanReader::open(store.value().database());
+  REQUIRE(opened.ok());
+  REQUIRE(opened.value().has_value());
+  RowSpanReader& reader = *opened.value();
+  CHECK(reader.span() == std::max<TimeNs>(1, full.end_time - full.first_time));
+  using Line = std::tuple<TimeNs, ThreadId, TimeNs, int>;
+  for (std::size_t r = 0; r < full.rows.size(); ++r) {
+    INFO("row " << r);
+    const TimelineRow& row = full.rows[r];
+    auto running = reader.read(static_cast<std::int32_t>(r), RowSpanLayer::running, 0, kMaxTime, 0.5);
+    REQUIRE(running.ok());
+    REQUIRE(running.value().spans.size() == row.activations.size());
+    for (std::size_t k = 0; k < row.activations.size(); ++k) {
+      const RowSpan& s = running.value().spans[k];
+      const TimelineActivation& a = row.activations[k];
+      CHECK(s.kind == RowSpanKind::item);
+      CHECK(s.start == a.start);
+      CHECK(s.end == a.end);
+      CHECK(s.thread == full.threads[a.thread].id);
+    }
+    auto lines = reader.read(static_cast<std::int32_t>(r), RowSpanLayer::lines, 0, kMaxTime, 0.5);
+    REQUIRE(lines.ok());
+    std::vector<Line> want, got;
+    for (const std::uint32_t i : row.threads) {
+      const TimelineThread& t = full.threads[i];
+      want.emplace_back(t.start, t.id, t.end, static_cast<int>(t.outcome));
+    }
+    for (const RowSpan& s : lines.value().spans)
+      got.emplace_back(s.start, s.thread, s.end, static_cast<int>(s.outcome));
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    CHECK(got == want);
+  }
+  // The run time per bin the import stored, which the overview strip
+  // draws, is the histogram of the activations the whole load placed.
+  REQUIRE(full.activity.has_value());
+  const ActivityBinning& binning = full.activity->binning;
+  CHECK(binning.bin_ns == activity_binning(full.first_time, full.end_time).bin_ns);
+  CHECK(full.activity->run_ns == run_time_histogram(full, binning.first, binning.bin_ns, binning.bins));
+  return full.rows.size();
+}
+
+TEST_CASE("timeline window: the rows' spans and run time per bin the import writes hold what the whole load places") {
+  static_assert(static_cast<int>(ThreadOutcome::pending) == static_cast<int>(RowSpanOutcome::pending) &&
+                static_cast<int>(ThreadOutcome::fail) == static_cast<int>(RowSpanOutcome::fail) &&
+                static_cast<int>(ThreadOutcome::cancel) == static_cast<int>(RowSpanOutcome::cancel));
+  test::TempDir dir;
+  CHECK(check_row_spans(imported(dir, "g", samples::synthetic_trace_text(generated(60'000, 3)))) > 20);
+  // Times that go back: activations clipped on their rows.
+  CHECK(check_row_spans(imported(dir, "b", backwards_trace_text(generated(60'000, 4), 997, 0.01, 0))) > 20);
+  for (const char* name : {"log-x86.sexp", "log-x86-v0.sexp", "net.ctf"}) {
+    const std::string path = test::fixture_path(name);
+    if (path.empty()) return;
+    const std::string db = dir.file(std::string(name) + ".db");
+    import_and_lint(path, db);
+    CHECK(check_row_spans(db) > 10);
   }
 }
 

@@ -209,6 +209,8 @@ TEST_CASE("the import places the rows, and a database without them gets the same
   }
   // An older Skein's database: no layout_v2. The viewer computes the rows
   // from the threads table as read back, and they are the import's.
+  CHECK(test::query(temp.db, "SELECT name FROM sqlite_schema WHERE name IN ('row_spans', 'activity_bins') "
+                             "ORDER BY name") == "activity_bins\nrow_spans\n");
   exec_sql(temp.db, "DROP TABLE layout_v2");
   {
     auto store = TraceStore::open(temp.db);
@@ -219,7 +221,9 @@ TEST_CASE("the import places the rows, and a database without them gets the same
     CHECK_FALSE(loaded.value().layout_from_cache);
     CHECK(rows_of(loaded.value()) == imported_rows);
   }
-  // ...and wrote them, so the next opening reads them.
+  // ...and wrote them, so the next opening reads them. The rows' spans and
+  // the run time per bin, which hold the import's rows, went with them.
+  CHECK(test::query(temp.db, "SELECT name FROM sqlite_schema WHERE name IN ('row_spans', 'activity_bins')") == "");
   auto store = TraceStore::open(temp.db);
   REQUIRE(store.ok());
   REQUIRE(read_layout_cache(store.value(), 6));

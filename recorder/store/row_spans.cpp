@@ -1,0 +1,364 @@
+// row_spans.cpp — building, writing and reading the rows' spans
+// (row_spans.hpp). The build groups the items by row with a counting sort,
+// which keeps each row's items in the order given (start order), then
+// derives the coarser levels of each busy row from its exact items.
+#include "recorder/store/row_spans.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <span>
+#include <tuple>
+#include <unordered_map>
+
+#include "recorder/format/checked_arithmetic.hpp"
+#include "recorder/store/bulk_insert.hpp"
+#include "recorder/store/events_table.hpp"
+#include "recorder/store/packed_blob_reader.hpp"
+#include "recorder/store/varint.hpp"
+
+namespace skein {
+
+TimeNs row_span_bucket(TimeNs span, int level) {
+  if (level <= 0) return 0;
+  const int shift = 2 * (12 - std::min(level, kRowSpanLevels - 1));
+  const TimeNs buckets = TimeNs{1} << shift;
+  const TimeNs s = std::max<TimeNs>(span, 1);
+  return std::max<TimeNs>(1, s / buckets + (s % buckets != 0 ? 1 : 0));
+}
+
+int row_span_level_for(TimeNs span, double ns_per_px) {
+  int level = 0;
+  for (int k = 1; k < kRowSpanLevels; ++k)
+    if (double(row_span_bucket(span, k)) <= ns_per_px) level = k;
+  return level;
+}
+
+std::vector<RowSpan> row_span_level(const std::vector<RowSpan>& exact, RowSpanLayer layer,
+                                    TimeNs bucket) {
+  std::vector<RowSpan> out;
+  if (bucket <= 0) return exact;
+  std::vector<RowSpan> failures;  // short failed threads' ends, the first per bucket
+  std::optional<RowSpan> run;
+  const auto close_run = [&] {
+    if (run) out.push_back(*run);
+    run.reset();
+  };
+  for (const RowSpan& s : exact) {
+    const bool whole =
+        layer == RowSpanLayer::lines &&
+        (s.outcome == RowSpanOutcome::pending || s.end - s.start >= kWholeThreadBuckets * bucket);
+    if (whole) {
+      out.push_back(s);
+      continue;
+    }
+    if (layer == RowSpanLayer::lines && s.outcome == RowSpanOutcome::fail)
+      failures.push_back(
+          RowSpan{s.end, s.end, s.thread, RowSpanKind::failure, RowSpanOutcome::fail});
+    if (run && s.start - run->end < bucket) {
+      run->end = std::max(run->end, s.end);
+    } else {
+      close_run();
+      run = RowSpan{s.start, s.end, 0, RowSpanKind::run, RowSpanOutcome::ok};
+    }
+  }
+  close_run();
+  if (!failures.empty()) {
+    std::stable_sort(failures.begin(), failures.end(),
+                     [](const RowSpan& a, const RowSpan& b) { return a.start < b.start; });
+    TimeNs last_bucket = -1;
+    for (const RowSpan& f : failures) {
+      const TimeNs b = f.start / bucket;
+      if (b == last_bucket) continue;
+      last_bucket = b;
+      out.push_back(f);
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RowSpan& a, const RowSpan& b) { return a.start < b.start; });
+  return out;
+}
+
+namespace {
+
+void chunk_level(std::int32_t row, RowSpanLayer layer, int level, const std::vector<RowSpan>& spans,
+                 std::vector<RowSpanChunk>& out) {
+  TimeNs reach = std::numeric_limits<TimeNs>::min();
+  std::int64_t seq = 0;
+  for (std::size_t first = 0; first < spans.size(); first += kRowSpanChunkEntries) {
+    const std::size_t last = std::min(spans.size(), first + kRowSpanChunkEntries);
+    RowSpanChunk c;
+    c.row = row;
+    c.layer = layer;
+    c.level = level;
+    c.seq = seq++;
+    c.start = spans[first].start;
+    c.count = static_cast<std::int64_t>(last - first);
+    TimeNs previous_start = c.start;
+    ThreadId previous_thread = 0;
+    for (std::size_t i = first; i < last; ++i) {
+      const RowSpan& s = spans[i];
+      reach = std::max(reach, s.end);
+      put_varint(c.spans, static_cast<std::uint64_t>(s.start - previous_start));
+      put_varint(c.spans, static_cast<std::uint64_t>(s.end - s.start));
+      const ThreadId thread = s.kind == RowSpanKind::run ? previous_thread : s.thread;
+      const std::uint64_t delta = zigzag(static_cast<std::int64_t>(
+          static_cast<std::uint64_t>(thread) - static_cast<std::uint64_t>(previous_thread)));
+      put_varint(c.spans, (delta << 4) | (static_cast<std::uint64_t>(s.outcome) << 2) |
+                              static_cast<std::uint64_t>(s.kind));
+      previous_start = s.start;
+      previous_thread = thread;
+    }
+    c.reach = reach;
+    out.push_back(std::move(c));
+  }
+}
+
+// Level 0 and the coarser levels worth storing (row_spans.hpp).
+void chunk_row(std::int32_t row, RowSpanLayer layer, const std::vector<RowSpan>& exact, TimeNs span,
+               std::vector<RowSpanChunk>& out) {
+  if (exact.empty()) return;
+  chunk_level(row, layer, 0, exact, out);
+  std::size_t stored = exact.size();
+  for (int k = 1; k < kRowSpanLevels && stored > kRowSpanSmallRow; ++k) {
+    std::vector<RowSpan> level = row_span_level(exact, layer, row_span_bucket(span, k));
+    if (level.size() * 4 >= stored * 3) continue;
+    stored = level.size();
+    chunk_level(row, layer, k, level, out);
+  }
+}
+
+}  // namespace
+
+std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& threads,
+                                          const std::vector<RowSpanActivation>& activations,
+                                          TimeNs span, RunTimeHistogram* activity) {
+  std::vector<RowSpanChunk> out;
+  if (threads.empty()) return out;
+  std::int32_t rows = 0;
+  for (const RowSpanThread& t : threads) rows = std::max(rows, t.row + 1);
+
+  // Thread id -> row: a dense table when the ids are dense (the runtime
+  // numbers its threads from 0), else a hash map.
+  ThreadId low = threads.front().id, high = threads.front().id;
+  for (const RowSpanThread& t : threads) {
+    low = std::min(low, t.id);
+    high = std::max(high, t.id);
+  }
+  const std::uint64_t range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+  std::vector<std::int32_t> dense;
+  std::unordered_map<ThreadId, std::int32_t> sparse;
+  if (range < 4 * static_cast<std::uint64_t>(threads.size()) + 1024) {
+    dense.assign(static_cast<std::size_t>(range) + 1, -1);
+    for (const RowSpanThread& t : threads)
+      dense[static_cast<std::size_t>(static_cast<std::uint64_t>(t.id) -
+                                     static_cast<std::uint64_t>(low))] = t.row;
+  } else {
+    sparse.reserve(threads.size());
+    for (const RowSpanThread& t : threads) sparse.emplace(t.id, t.row);
+  }
+  const auto row_of = [&](ThreadId id) -> std::int32_t {
+    if (!dense.empty()) {
+      if (id < low || id > high) return -1;
+      return dense[static_cast<std::size_t>(static_cast<std::uint64_t>(id) -
+                                            static_cast<std::uint64_t>(low))];
+    }
+    const auto it = sparse.find(id);
+    return it == sparse.end() ? -1 : it->second;
+  };
+
+  // Counting sort of the activations by row, keeping their order within a
+  // row; then each row's as the timeline places them (clipped, so sorted
+  // and disjoint).
+  std::vector<std::uint32_t> act_first(static_cast<std::size_t>(rows) + 1, 0);
+  std::vector<std::int32_t> act_row(activations.size());
+  for (std::size_t i = 0; i < activations.size(); ++i) {
+    act_row[i] = row_of(activations[i].thread);
+    if (act_row[i] >= 0) ++act_first[static_cast<std::size_t>(act_row[i]) + 1];
+  }
+  for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) act_first[r + 1] += act_first[r];
+  std::vector<std::uint32_t> act_order(act_first.back());
+  {
+    std::vector<std::uint32_t> fill(act_first.begin(), act_first.end() - 1);
+    for (std::size_t i = 0; i < activations.size(); ++i)
+      if (act_row[i] >= 0)
+        act_order[fill[static_cast<std::size_t>(act_row[i])]++] = static_cast<std::uint32_t>(i);
+  }
+  act_row = {};
+
+  // The threads by row, by start (stable: ties in id order as given).
+  std::vector<std::uint32_t> thread_order(threads.size());
+  for (std::size_t i = 0; i < threads.size(); ++i) thread_order[i] = static_cast<std::uint32_t>(i);
+  std::stable_sort(thread_order.begin(), thread_order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::tie(threads[a].row, threads[a].start) < std::tie(threads[b].row, threads[b].start);
+  });
+
+  std::vector<RowSpan> exact;
+  std::size_t t = 0;
+  for (std::int32_t r = 0; r < rows; ++r) {
+    exact.clear();
+    TimeNs previous_end = std::numeric_limits<TimeNs>::min();
+    for (std::uint32_t k = act_first[static_cast<std::size_t>(r)];
+         k < act_first[static_cast<std::size_t>(r) + 1]; ++k) {
+      const RowSpanActivation& a = activations[act_order[k]];
+      RowSpan s{a.start, a.end, a.thread, RowSpanKind::item, RowSpanOutcome::ok};
+      if (!exact.empty()) s.start = std::max(s.start, previous_end);
+      s.end = std::max(s.end, s.start);
+      previous_end = s.end;
+      exact.push_back(s);
+      if (activity != nullptr) activity->add(s.start, s.end);
+    }
+    chunk_row(r, RowSpanLayer::running, exact, span, out);
+
+    exact.clear();
+    for (; t < thread_order.size() && threads[thread_order[t]].row == r; ++t) {
+      const RowSpanThread& th = threads[thread_order[t]];
+      exact.push_back(
+          RowSpan{th.start, std::max(th.end, th.start), th.id, RowSpanKind::item, th.outcome});
+    }
+    chunk_row(r, RowSpanLayer::lines, exact, span, out);
+  }
+  return out;
+}
+
+Status write_row_spans(SqliteDatabase& db, const std::vector<RowSpanChunk>& chunks, TimeNs span) {
+  if (Status s = replace_derived_rows(db, kRowSpansTable); !s.ok()) return s;
+  auto meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)");
+  if (!meta) return meta.error();
+  meta.value().bind(1, kRowSpansSpanKey);
+  meta.value().bind(2, static_cast<std::int64_t>(span));
+  if (Status s = meta.value().run(); !s.ok()) return s;
+  auto insert =
+      BulkInsert::prepare(db, "row_spans(row, layer, level, reach, seq, start, count, spans)", 8);
+  if (!insert) return insert.error();
+  return insert.value().insert(std::span<const RowSpanChunk>(chunks),
+                               [](SqliteStatement& q, int p, const RowSpanChunk& c) {
+                                 q.bind(p, static_cast<std::int64_t>(c.row));
+                                 q.bind(p + 1, static_cast<std::int64_t>(c.layer));
+                                 q.bind(p + 2, static_cast<std::int64_t>(c.level));
+                                 q.bind(p + 3, static_cast<std::int64_t>(c.reach));
+                                 q.bind(p + 4, c.seq);
+                                 q.bind(p + 5, static_cast<std::int64_t>(c.start));
+                                 q.bind(p + 6, c.count);
+                                 q.bind_blob(p + 7, c.spans.data(), c.spans.size());
+                               });
+}
+
+namespace {
+
+struct ChunkPlace {
+  std::string database;
+  std::string place;
+  [[nodiscard]] std::string describe() const { return place; }
+};
+
+}  // namespace
+
+Status decode_row_span_chunk(std::string_view blob, std::int64_t count, TimeNs start,
+                             const std::string& database, const std::string& place,
+                             std::vector<RowSpan>& out) {
+  const ChunkPlace where{database, place};
+  PackedBlobReader<ChunkPlace> in(blob, where, "spans");
+  if (count < 0 || static_cast<std::uint64_t>(count) > blob.size())
+    return in.fail(0, "a count of " + std::to_string(count) + " spans in " +
+                          std::to_string(blob.size()) + " bytes");
+  if (!is_valid_time(start))
+    return in.fail(0, "its start " + std::to_string(start) + " is not a time");
+  TimeNs previous_start = start;
+  ThreadId previous_thread = 0;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::size_t at = in.at();
+    std::uint64_t delta = 0, length = 0, head = 0;
+    if (Status s = in.varint(delta); !s.ok()) return s;
+    if (Status s = in.varint(length); !s.ok()) return s;
+    if (Status s = in.varint(head); !s.ok()) return s;
+    if (delta > static_cast<std::uint64_t>(kMaxTime - previous_start) ||
+        length > static_cast<std::uint64_t>(kMaxTime - previous_start - static_cast<TimeNs>(delta)))
+      return in.fail(at, "a span past the largest time");
+    RowSpan s;
+    s.start = previous_start + static_cast<TimeNs>(delta);
+    s.end = s.start + static_cast<TimeNs>(length);
+    const std::uint64_t kind = head & 3;
+    if (kind > 2) return in.fail(at, "a span of kind 3");
+    s.kind = static_cast<RowSpanKind>(kind);
+    s.outcome = static_cast<RowSpanOutcome>((head >> 2) & 3);
+    const ThreadId thread = static_cast<ThreadId>(static_cast<std::uint64_t>(previous_thread) +
+                                                  static_cast<std::uint64_t>(unzigzag(head >> 4)));
+    if (s.kind != RowSpanKind::run) {
+      if (thread == kNoThread) return in.fail(at, "a span of the reserved thread id");
+      s.thread = thread;
+      previous_thread = thread;
+    }
+    previous_start = s.start;
+    out.push_back(s);
+  }
+  if (!in.at_end())
+    return in.fail(in.at(), "bytes after the last of its " + std::to_string(count) + " spans");
+  return {};
+}
+
+Result<std::optional<RowSpanReader>> RowSpanReader::open(SqliteDatabase& db) {
+  if (!defines_derived_table(db, kRowSpansTable)) return std::optional<RowSpanReader>();
+  auto span = db.prepare("SELECT value FROM meta WHERE key = ?1");
+  if (!span) return span.error();
+  span.value().bind(1, kRowSpansSpanKey);
+  auto has = span.value().step();
+  if (!has) return has.error();
+  if (!has.value() || span.value().storage(0) != SqliteStatement::Storage::integer ||
+      span.value().int64(0) < 0)
+    return std::optional<RowSpanReader>();
+  const TimeNs s = span.value().int64(0);
+  auto level = db.prepare(
+      "SELECT max(level) FROM row_spans WHERE row = ?1 AND layer = ?2 AND level BETWEEN 0 AND ?3");
+  if (!level) return level.error();
+  auto chunks = db.prepare(
+      "SELECT start, count, spans, seq FROM row_spans WHERE row = ?1 AND layer = ?2 AND level = ?3 "
+      "AND reach >= ?4 ORDER BY reach, seq");
+  if (!chunks) return chunks.error();
+  return std::optional<RowSpanReader>(
+      RowSpanReader(db.name(), std::move(level).value(), std::move(chunks).value(), s));
+}
+
+Result<RowSpanRead> RowSpanReader::read(std::int32_t row, RowSpanLayer layer, TimeNs from,
+                                        TimeNs to, double ns_per_px) {
+  RowSpanRead out;
+  const int wanted = row_span_level_for(span_, ns_per_px);
+  level_.reset();
+  level_.bind(1, static_cast<std::int64_t>(row));
+  level_.bind(2, static_cast<std::int64_t>(layer));
+  level_.bind(3, static_cast<std::int64_t>(wanted));
+  auto has = level_.step();
+  if (!has) return has.error();
+  if (!has.value() || level_.is_null(0)) return out;
+  const std::int64_t level = level_.int64(0);
+  level_.reset();
+  out.level = static_cast<int>(level);
+  out.bucket = row_span_bucket(span_, out.level);
+  chunks_.reset();
+  chunks_.bind(1, static_cast<std::int64_t>(row));
+  chunks_.bind(2, static_cast<std::int64_t>(layer));
+  chunks_.bind(3, level);
+  chunks_.bind(4, static_cast<std::int64_t>(from));
+  Status failed;
+  Status walked = chunks_.for_each_row([&](SqliteStatement& q) -> bool {
+    const std::string place = "row_spans row (" + std::to_string(row) + ", " +
+                              std::to_string(int(layer)) + ", " + std::to_string(level) + ", seq " +
+                              q.quoted(3) + ")";
+    if (q.storage(0) != SqliteStatement::Storage::integer ||
+        q.storage(1) != SqliteStatement::Storage::integer || !q.is_blob(2)) {
+      failed =
+          file_error(database_, "damaged Skein database: " + place + ": a value of the wrong type");
+      return false;
+    }
+    const TimeNs start = q.int64(0);
+    if (start > to) return false;
+    failed = decode_row_span_chunk(q.blob(2), q.int64(1), start, database_, place, out.spans);
+    return failed.ok();
+  });
+  chunks_.reset();
+  if (!walked.ok()) return walked.error();
+  if (!failed.ok()) return failed.error();
+  return out;
+}
+
+}  // namespace skein

@@ -1,0 +1,174 @@
+// row_spans.hpp — each timeline row's lines and running spans, in row order
+// and at levels of detail: what a frame draws of one row in a time window,
+// read as a few packed chunks instead of the row's threads and activations
+// one by one, and for a busy row at a wide zoom, instead of all of them.
+// The import builds the table (`row_spans`, SCHEMA.md) from the threads,
+// their rows (thread_layout.hpp) and the activations; the timeline reads
+// it by row and window.
+//
+// Two layers a row:
+//   - running: the row's activations as the timeline places them (in start
+//     order, each clipped to start no earlier than the one before ends, so
+//     they are sorted and disjoint; viewer/timeline/timeline_data.hpp);
+//   - lines: the row's threads, created to resolved (to the trace's end
+//     while pending), by start.
+// Level 0 holds each one exactly, with its thread. A coarser level k has a
+// bucket of row_span_bucket(span, k) ns and holds:
+//   - runs: the items merged wherever the gap between them is shorter than
+//     the bucket, with no thread;
+//   - on the lines layer, the threads kept whole: those at least
+//     kWholeThreadBuckets buckets long, and every pending one; and for the
+//     short failed threads merged into runs, the first failed end in each
+//     bucket (a failure mark).
+// Why runs draw the same picture: at a zoom of p ns a pixel with bucket
+// b <= p, two items merged had a gap under a pixel, so no pixel column lies
+// wholly between them: the columns the run covers are exactly those its
+// members cover (the painter marks a column for any part of an item in it,
+// render/timeline_painter.cpp). A thread wide enough for a label (36 px,
+// at least 36 b ns) is kept whole, so it keeps its text. The failure bars
+// are the one approximation: a bucket that straddles two columns may show
+// its first failure in the first column where the painter, with every
+// failure, would also mark the second: one pixel at most; and at the
+// window's left edge, a bucket whose first failure lies before the window
+// shows none in column 0.
+//
+// Invariants of the table (row_spans_test.cpp checks each against a brute
+// force):
+//   - per (row, layer, level), chunks numbered by `seq` from 0, each of at
+//     most kRowSpanChunkEntries entries in start order; `start` is the
+//     first entry's start and `reach` the latest end of any entry up to
+//     the chunk's last: both rise with seq, so the chunks meeting [a, b]
+//     are those from the first whose reach is >= a, until one starts
+//     after b;
+//   - level 0 exists for every row with a thread or an activation; a level
+//     k > 0 exists only where the last one stored below it held more than
+//     kRowSpanSmallRow entries and k has fewer than three quarters of them.
+// A chunk's blob, for each entry: varint(start - previous start; the first
+// entry's is its difference from the chunk's `start`, 0), varint(end -
+// start), varint(zigzag(thread - previous thread) << 4 | outcome << 2 |
+// kind), with the previous thread 0 at a chunk's start and left as it was
+// by a run.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recorder/format/diagnostic.hpp"
+#include "recorder/format/record.hpp"
+#include "recorder/store/derived_tables.hpp"
+#include "recorder/store/run_time_bins.hpp"
+#include "recorder/store/sqlite_database.hpp"
+
+namespace skein {
+
+enum class RowSpanLayer : std::uint8_t { running = 0, lines = 1 };
+enum class RowSpanKind : std::uint8_t { item = 0, run = 1, failure = 2 };
+// A line item's outcome, numbered as the timeline's ThreadOutcome.
+enum class RowSpanOutcome : std::uint8_t { ok = 0, fail = 1, cancel = 2, pending = 3 };
+
+inline constexpr int kRowSpanLevels = 7;  // 0, exact; 1 to 6, coarser by 4 each
+inline constexpr std::size_t kRowSpanChunkEntries = 128;
+inline constexpr std::size_t kRowSpanSmallRow = 1024;
+inline constexpr TimeNs kWholeThreadBuckets = 32;
+
+// The bucket of level k for a trace `span` ns long: 0 (exact) for level 0;
+// else span / 4^(12 - k), rounded up, at least 1: level 6 is 4,096 buckets
+// across the trace, a whole-trace frame's pixels at most.
+[[nodiscard]] TimeNs row_span_bucket(TimeNs span, int level);
+// The coarsest level whose bucket is at most `ns_per_px` (0 when none).
+[[nodiscard]] int row_span_level_for(TimeNs span, double ns_per_px);
+
+struct RowSpan {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  ThreadId thread = 0;  // item and failure; 0 for a run
+  RowSpanKind kind = RowSpanKind::item;
+  RowSpanOutcome outcome = RowSpanOutcome::ok;  // lines' items and failures; ok otherwise
+  friend bool operator==(const RowSpan&, const RowSpan&) = default;
+};
+
+// The table is kRowSpansTable (derived_tables.hpp).
+
+// The import's input: every thread with its row, and the activations in
+// the order the store numbers them (start order).
+struct RowSpanThread {
+  ThreadId id = 0;
+  TimeNs start = 0;
+  TimeNs end = 0;  // at least start
+  std::int32_t row = 0;
+  RowSpanOutcome outcome = RowSpanOutcome::ok;
+};
+struct RowSpanActivation {
+  ThreadId thread = 0;
+  TimeNs start = 0;
+  TimeNs end = 0;
+};
+
+struct RowSpanChunk {
+  std::int32_t row = 0;
+  RowSpanLayer layer = RowSpanLayer::running;
+  std::int32_t level = 0;
+  std::int64_t seq = 0;
+  TimeNs start = 0;
+  TimeNs reach = 0;
+  std::int64_t count = 0;
+  std::string spans;
+};
+
+// One row's layer at one level, before chunking: exposed for the tests.
+[[nodiscard]] std::vector<RowSpan> row_span_level(const std::vector<RowSpan>& exact,
+                                                  RowSpanLayer layer, TimeNs bucket);
+
+// Every chunk of the table, by (row, layer, level, seq). `threads` in any
+// order; an activation of a thread not among them is left out. Each row's
+// activations, as placed, are also added to `activity` when given.
+[[nodiscard]] std::vector<RowSpanChunk> build_row_spans(
+    const std::vector<RowSpanThread>& threads, const std::vector<RowSpanActivation>& activations,
+    TimeNs span, RunTimeHistogram* activity = nullptr);
+
+// Writes `chunks` into a fresh row_spans and meta's span, inside the
+// caller's transaction.
+[[nodiscard]] Status write_row_spans(SqliteDatabase& db, const std::vector<RowSpanChunk>& chunks,
+                                     TimeNs span);
+
+struct RowSpanRead {
+  int level = 0;
+  TimeNs bucket = 0;
+  std::vector<RowSpan> spans;  // by start; those of the chunks that meet the window
+};
+
+// Reads a row's layer as a frame of [from, to] at `ns_per_px` draws it:
+// from the coarsest level stored for the row whose bucket is at most
+// ns_per_px. Holds its prepared statements; one per connection and thread.
+class RowSpanReader {
+ public:
+  // nullopt when the database has no row_spans of ours (an older Skein's,
+  // or a user's table of that name) or no span in meta.
+  [[nodiscard]] static Result<std::optional<RowSpanReader>> open(SqliteDatabase& db);
+
+  // A damaged chunk fails naming it and the byte.
+  [[nodiscard]] Result<RowSpanRead> read(std::int32_t row, RowSpanLayer layer, TimeNs from,
+                                         TimeNs to, double ns_per_px);
+  [[nodiscard]] TimeNs span() const { return span_; }
+
+ private:
+  RowSpanReader(std::string database, SqliteStatement level, SqliteStatement chunks, TimeNs span)
+      : database_(std::move(database)),
+        level_(std::move(level)),
+        chunks_(std::move(chunks)),
+        span_(span) {}
+  std::string database_;
+  SqliteStatement level_;
+  SqliteStatement chunks_;
+  TimeNs span_ = 0;
+};
+
+// One chunk's entries, checked: what read() decodes (for the tests and the
+// database fuzzer). `place` names the chunk in messages.
+[[nodiscard]] Status decode_row_span_chunk(std::string_view blob, std::int64_t count, TimeNs start,
+                                           const std::string& database, const std::string& place,
+                                           std::vector<RowSpan>& out);
+
+}  // namespace skein
