@@ -177,30 +177,51 @@ std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& thre
     if (act_row[i] >= 0) ++act_first[static_cast<std::size_t>(act_row[i]) + 1];
   }
   for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) act_first[r + 1] += act_first[r];
-  std::vector<std::uint32_t> act_order(act_first.back());
+  // Copied into row order (read in order, written scattered), so that each
+  // row's are then read in order: gathering them by index instead read the
+  // activations at random, a cache miss each.
+  std::vector<RowSpanActivation> by_row(act_first.back());
   {
     std::vector<std::uint32_t> fill(act_first.begin(), act_first.end() - 1);
     for (std::size_t i = 0; i < activations.size(); ++i)
-      if (act_row[i] >= 0)
-        act_order[fill[static_cast<std::size_t>(act_row[i])]++] = static_cast<std::uint32_t>(i);
+      if (act_row[i] >= 0) by_row[fill[static_cast<std::size_t>(act_row[i])]++] = activations[i];
   }
   act_row = {};
 
-  // The threads by row, by start (stable: ties in id order as given).
-  std::vector<std::uint32_t> thread_order(threads.size());
-  for (std::size_t i = 0; i < threads.size(); ++i) thread_order[i] = static_cast<std::uint32_t>(i);
-  std::stable_sort(thread_order.begin(), thread_order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return std::tie(threads[a].row, threads[a].start) < std::tie(threads[b].row, threads[b].start);
-  });
+  // The threads by row (a counting sort, keeping the order given), then by
+  // start within each row (stable: ties in the order given). Threads come
+  // in id order, which is mostly creation order: a row is sorted already,
+  // as a rule.
+  std::vector<std::uint32_t> thread_first(static_cast<std::size_t>(rows) + 1, 0);
+  // (A thread with no row, row < 0, which the layout never gives, is left out.)
+  for (const RowSpanThread& th : threads)
+    if (th.row >= 0) ++thread_first[static_cast<std::size_t>(th.row) + 1];
+  for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r)
+    thread_first[r + 1] += thread_first[r];
+  std::vector<std::uint32_t> thread_order(thread_first.back());
+  {
+    std::vector<std::uint32_t> fill(thread_first.begin(), thread_first.end() - 1);
+    for (std::size_t i = 0; i < threads.size(); ++i)
+      if (threads[i].row >= 0)
+        thread_order[fill[static_cast<std::size_t>(threads[i].row)]++] =
+            static_cast<std::uint32_t>(i);
+  }
+  const auto by_start = [&](std::uint32_t a, std::uint32_t b) {
+    return threads[a].start < threads[b].start;
+  };
+  for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) {
+    const auto first = thread_order.begin() + thread_first[r],
+               last = thread_order.begin() + thread_first[r + 1];
+    if (!std::is_sorted(first, last, by_start)) std::stable_sort(first, last, by_start);
+  }
 
   std::vector<RowSpan> exact;
-  std::size_t t = 0;
   for (std::int32_t r = 0; r < rows; ++r) {
     exact.clear();
     TimeNs previous_end = std::numeric_limits<TimeNs>::min();
     for (std::uint32_t k = act_first[static_cast<std::size_t>(r)];
          k < act_first[static_cast<std::size_t>(r) + 1]; ++k) {
-      const RowSpanActivation& a = activations[act_order[k]];
+      const RowSpanActivation& a = by_row[k];
       RowSpan s{a.start, a.end, a.thread, RowSpanKind::item, RowSpanOutcome::ok};
       if (!exact.empty()) s.start = std::max(s.start, previous_end);
       s.end = std::max(s.end, s.start);
@@ -211,8 +232,9 @@ std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& thre
     chunk_row(r, RowSpanLayer::running, exact, span, out);
 
     exact.clear();
-    for (; t < thread_order.size() && threads[thread_order[t]].row == r; ++t) {
-      const RowSpanThread& th = threads[thread_order[t]];
+    for (std::uint32_t k = thread_first[static_cast<std::size_t>(r)];
+         k < thread_first[static_cast<std::size_t>(r) + 1]; ++k) {
+      const RowSpanThread& th = threads[thread_order[k]];
       exact.push_back(
           RowSpan{th.start, std::max(th.end, th.start), th.id, RowSpanKind::item, th.outcome});
     }

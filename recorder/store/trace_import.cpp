@@ -31,6 +31,31 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kBatchRows = 16384;
 constexpr std::size_t kBatches = 4;  // in flight between the threads, at most
 
+// A point the parsing thread reaches once, which the writer can wait for:
+// reach() may be called again (the parser's way out calls it whatever
+// happened, so that no wait lasts forever).
+class Milestone {
+ public:
+  void reach() {
+    std::lock_guard lock(mutex_);
+    reached_ = true;
+    ready_.notify_all();
+  }
+  void wait() {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return reached_; });
+  }
+  [[nodiscard]] bool reached() {
+    std::lock_guard lock(mutex_);
+    return reached_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  bool reached_ = false;
+};
+
 // One batch of the queue: the event blocks completed while kBatchRows
 // records were parsed, each with its records packed, the activations that
 // closed meanwhile, and the runs of counter rows that filled (written
@@ -122,9 +147,14 @@ struct ParseOutcome {
   // Set by the parsing thread before it closes the queue: the fields above
   // are the writer's from then on.
   bool threads_final = false;
-  // Out of memory while placing the threads, after the hand-over; read
-  // after the parsing thread is joined.
+  // Reached once the threads are placed (or the parser gave up): the
+  // writer stores the placement from then on, while the parser builds the
+  // rows' spans. Out of memory while placing them, after the hand-over, is
+  // placement_failed, read once `placed` is reached; while building the
+  // rows' spans, row_spans_failed, read after the parsing thread is joined.
+  Milestone placed;
   bool placement_failed = false;
+  bool row_spans_failed = false;
   // Every activation's thread and times, kept by the parsing thread for
   // the rows' spans; and those spans (row_spans.hpp), built with the
   // placement, for the writer after it.
@@ -278,6 +308,7 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
   queue.close();
   if (out.failure == ImportResult::Failure::none) {
     place_threads(*out.model, rtree_node_bytes(static_cast<std::size_t>(options.page_size)));
+    out.placed.reach();
     build_row_spans(out);
   }
 }
@@ -294,15 +325,17 @@ void parse_all(TraceSource& source, BatchQueue& queue, const ImportOptions& opti
   } catch (const std::bad_alloc&) {
     // What the parser held is freed by now; the message is made by the
     // calling thread. Once the threads were handed over, the writer reads
-    // the model: only placement_failed is this thread's to say then.
+    // the model: only placement_failed (before `placed`) or
+    // row_spans_failed (after) are this thread's to say then.
     if (out.threads_final) {
-      out.placement_failed = true;
+      (out.placed.reached() ? out.row_spans_failed : out.placement_failed) = true;
     } else {
       out.model.reset();
       out.last_counters.clear();
       out.failure = ImportResult::Failure::out_of_memory;
     }
   }
+  out.placed.reach();
   queue.close();
 }
 
@@ -510,10 +543,16 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
   check(w.add_threads(model));
   for (const auto& run : parsed.last_counters) check(w.add_counters(*run));
   check(w.add_counter_ranges(parsed.counter_ranges));
-  parser.join();
-  if (parsed.placement_failed) return out_of_memory_failure(source->name(), records_done, "");
+  // The placement, while the parser builds the rows' spans; then those.
+  parsed.placed.wait();
+  if (parsed.placement_failed) {
+    parser.join();
+    return out_of_memory_failure(source->name(), records_done, "");
+  }
   check(w.add_placement(model));
-  // Both are built with the placement (row_spans_span > 0 then).
+  parser.join();
+  if (parsed.row_spans_failed) return out_of_memory_failure(source->name(), records_done, "");
+  // Both are built after the placement (row_spans_span > 0 then).
   if (parsed.row_spans_span > 0) {
     check(w.add_row_spans(parsed.row_spans, parsed.row_spans_span));
     check(w.add_activity_bins(parsed.activity_binning, parsed.activity));
