@@ -243,6 +243,36 @@ std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& thre
   return out;
 }
 
+std::vector<RowSpanBand> idle_bands(std::vector<TimeNs>& activation_starts,
+                                    std::vector<TimeNs>& idle_starts, TimeNs end_time) {
+  if (!std::is_sorted(activation_starts.begin(), activation_starts.end()))
+    std::sort(activation_starts.begin(), activation_starts.end());
+  std::sort(idle_starts.begin(), idle_starts.end());
+  std::vector<RowSpanBand> bands;
+  for (const TimeNs t : idle_starts) {
+    const auto next = std::upper_bound(activation_starts.begin(), activation_starts.end(), t);
+    const TimeNs end = next == activation_starts.end() ? end_time : *next;
+    if (!bands.empty() && bands.back().end >= t) {
+      bands.back().end = std::max(bands.back().end, end);
+      continue;
+    }
+    bands.push_back(RowSpanBand{t, std::max(t, end)});
+  }
+  return bands;
+}
+
+void build_band_spans(const std::vector<RowSpanBand>& idle, const std::vector<RowSpanBand>& gc,
+                      TimeNs span, std::vector<RowSpanChunk>& out) {
+  for (const auto& [row, bands] : {std::pair{kIdleBandRow, &idle}, std::pair{kGcBandRow, &gc}}) {
+    std::vector<RowSpan> runs;
+    runs.reserve(bands->size());
+    for (const RowSpanBand& b : *bands)
+      runs.push_back(
+          RowSpan{b.start, std::max(b.end, b.start), 0, RowSpanKind::run, RowSpanOutcome::ok});
+    chunk_row(row, RowSpanLayer::running, runs, span, out);
+  }
+}
+
 Status write_row_spans(SqliteDatabase& db, const std::vector<RowSpanChunk>& chunks, TimeNs span) {
   if (Status s = replace_derived_rows(db, kRowSpansTable); !s.ok()) return s;
   auto meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)");

@@ -11,7 +11,9 @@
 //     order, each clipped to start no earlier than the one before ends, so
 //     they are sorted and disjoint; viewer/timeline/timeline_data.hpp);
 //   - lines: the row's threads, created to resolved (to the trace's end
-//     while pending), by start.
+//     while pending), by start;
+// and two rows below 0 for the bands drawn across every row (idle and gc),
+// as runs on the running layer.
 // Level 0 holds each one exactly, with its thread. A coarser level k has a
 // bucket of row_span_bucket(span, k) ns and holds:
 //   - runs: the items merged wherever the gap between them is shorter than
@@ -127,6 +129,27 @@ struct RowSpanChunk {
 [[nodiscard]] std::vector<RowSpanChunk> build_row_spans(
     const std::vector<RowSpanThread>& threads, const std::vector<RowSpanActivation>& activations,
     TimeNs span, RunTimeHistogram* activity = nullptr);
+
+// Rows below 0 hold the trace's bands, drawn across every row, as runs on
+// the running layer: kIdleBandRow the idle bands, kGcBandRow the gc ones.
+inline constexpr std::int32_t kIdleBandRow = -1;
+inline constexpr std::int32_t kGcBandRow = -2;
+struct RowSpanBand {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  friend bool operator==(const RowSpanBand&, const RowSpanBand&) = default;
+};
+// The idle bands: each from an idle record's time until the next
+// activation start after it (or `end_time`), overlapping ones merged.
+// Sorts both inputs. The timeline's (viewer/timeline/timeline_data.hpp,
+// derive_idle) and the import's.
+[[nodiscard]] std::vector<RowSpanBand> idle_bands(std::vector<TimeNs>& activation_starts,
+                                                  std::vector<TimeNs>& idle_starts,
+                                                  TimeNs end_time);
+// The chunks of the bands' rows (each list in start order), appended to
+// `out`.
+void build_band_spans(const std::vector<RowSpanBand>& idle, const std::vector<RowSpanBand>& gc,
+                      TimeNs span, std::vector<RowSpanChunk>& out);
 
 // Writes `chunks` into a fresh row_spans and meta's span, inside the
 // caller's transaction.

@@ -15,6 +15,7 @@
 #include <system_error>
 #include <thread>
 
+#include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/database_path.hpp"
 #include "recorder/store/event_block_codec.hpp"
 #include "recorder/store/events_table.hpp"
@@ -159,6 +160,9 @@ struct ParseOutcome {
   // the rows' spans; and those spans (row_spans.hpp), built with the
   // placement, for the writer after it.
   std::vector<RowSpanActivation> activation_spans;
+  // The idle records' times and the gc records' bands, for the bands' rows.
+  std::vector<TimeNs> idle_starts;
+  std::vector<RowSpanBand> gc_bands;
   std::vector<RowSpanChunk> row_spans;
   TimeNs row_spans_span = 0;
   // The run time per bin of the whole trace (run_time_bins.hpp), from the
@@ -203,7 +207,17 @@ void build_row_spans(ParseOutcome& out) {
   RunTimeHistogram activity(out.activity_binning.first, out.activity_binning.bin_ns, out.activity_binning.bins);
   out.row_spans = skein::build_row_spans(threads, out.activation_spans, out.row_spans_span, &activity);
   out.activity = activity.finish();
+  // The bands, as the timeline derives them from the records (every
+  // activation's start as stored, the trace's end as meta gives it).
+  std::vector<TimeNs> starts;
+  starts.reserve(out.activation_spans.size());
+  for (const RowSpanActivation& a : out.activation_spans) starts.push_back(a.start);
   out.activation_spans = {};
+  const std::vector<RowSpanBand> idle =
+      idle_bands(starts, out.idle_starts, m.end_time != kNoTime ? m.end_time : meta_first);
+  std::sort(out.gc_bands.begin(), out.gc_bands.end(),
+            [](const RowSpanBand& a, const RowSpanBand& b) { return a.start < b.start; });
+  build_band_spans(idle, out.gc_bands, out.row_spans_span, out.row_spans);
 }
 
 void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& options,
@@ -243,6 +257,10 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
     derivation.add(record);
     if (const auto* c = std::get_if<CounterRecord>(&record))
       counters.add(c->name, c->time, c->value, static_cast<EventId>(derivation.records()));
+    else if (const auto* idle = std::get_if<IdleRecord>(&record))
+      out.idle_starts.push_back(idle->time);
+    else if (const auto* gc = std::get_if<GcRecord>(&record))
+      out.gc_bands.push_back(RowSpanBand{gc->time, saturating_add(gc->time, std::max<std::int64_t>(0, gc->duration))});
     if (options.strict && (derivation.warning_count() > 0 || source.warning_count() > 0)) {
       Diagnostic d = source.warning_count() > 0 ? source.warnings().front()
                                                 : derivation.warnings().front().diagnostic;

@@ -23,6 +23,7 @@
 #include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/activations_table.hpp"
 #include "recorder/store/events_table.hpp"
+#include "recorder/store/row_spans.hpp"
 #include "recorder/store/store_value_check.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/timeline/layout_cache.hpp"
@@ -252,20 +253,9 @@ Status read_counters(SqliteDatabase& db, TimelineData& data) {
 }  // namespace
 
 void derive_idle(std::vector<TimeNs>& activation_starts, std::vector<TimeNs>& idle_starts, TimelineData& data) {
-  if (!std::is_sorted(activation_starts.begin(), activation_starts.end()))
-    std::sort(activation_starts.begin(), activation_starts.end());
-  std::sort(idle_starts.begin(), idle_starts.end());
-  for (TimeNs t : idle_starts) {
-    auto next = std::upper_bound(activation_starts.begin(), activation_starts.end(), t);
-    const TimeNs end = next == activation_starts.end() ? data.end_time : *next;
-    if (!data.idle.empty() && data.idle.back().end >= t) {
-      data.idle.back().end = std::max(data.idle.back().end, end);
-      continue;
-    }
-    data.idle.push_back(TimelineBand{t, std::max(t, end)});
-  }
+  for (const RowSpanBand& b : idle_bands(activation_starts, idle_starts, data.end_time))
+    data.idle.push_back(TimelineBand{b.start, b.end});
   std::sort(data.gc.begin(), data.gc.end(), [](const TimelineBand& a, const TimelineBand& b) { return a.start < b.start; });
-
 }
 
 TimelineAnomaly timeline_finding(StoredFinding&& f, const TimelineData& data) {

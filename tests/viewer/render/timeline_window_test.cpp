@@ -332,6 +332,22 @@ std::size_t check_row_spans(const std::string& db) {
     std::sort(got.begin(), got.end());
     CHECK(got == want);
   }
+  // The bands' rows hold the idle and gc bands the whole load derived from
+  // the records.
+  for (const auto& [row, bands] : {std::pair{kIdleBandRow, &full.idle}, std::pair{kGcBandRow, &full.gc}}) {
+    INFO("bands' row " << row);
+    auto read = reader.read(row, RowSpanLayer::running, 0, kMaxTime, 0.5);
+    REQUIRE(read.ok());
+    std::vector<std::pair<TimeNs, TimeNs>> want, got;
+    for (const TimelineBand& b : *bands) want.emplace_back(b.start, b.end);
+    for (const RowSpan& s : read.value().spans) {
+      CHECK(s.kind == RowSpanKind::run);
+      got.emplace_back(s.start, s.end);
+    }
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    CHECK(got == want);
+  }
   // The run time per bin the import stored, which the overview strip
   // draws, is the histogram of the activations the whole load placed.
   REQUIRE(full.activity.has_value());
