@@ -81,44 +81,71 @@ std::vector<RowSpan> row_span_level(const std::vector<RowSpan>& exact, RowSpanLa
 
 namespace {
 
+// Appends the spans of one (row, layer, level), in start order, as chunks
+// of at most kRowSpanChunkEntries.
+class ChunkWriter {
+ public:
+  ChunkWriter(std::int32_t row, RowSpanLayer layer, int level) {
+    open_.row = row;
+    open_.layer = layer;
+    open_.level = level;
+  }
+
+  void add(const RowSpan& s, std::vector<RowSpanChunk>& out) {
+    if (open_.count == 0) {
+      open_.start = s.start;
+      previous_start_ = s.start;
+      previous_thread_ = 0;
+    }
+    reach_ = std::max(reach_, s.end);
+    put_varint(open_.spans, static_cast<std::uint64_t>(s.start - previous_start_));
+    put_varint(open_.spans, static_cast<std::uint64_t>(s.end - s.start));
+    const ThreadId thread = s.kind == RowSpanKind::run ? previous_thread_ : s.thread;
+    const std::uint64_t delta = zigzag(
+        static_cast<std::int64_t>(static_cast<std::uint64_t>(thread) - static_cast<std::uint64_t>(previous_thread_)));
+    put_varint(open_.spans,
+               (delta << 4) | (static_cast<std::uint64_t>(s.outcome) << 2) | static_cast<std::uint64_t>(s.kind));
+    previous_start_ = s.start;
+    previous_thread_ = thread;
+    ++items_;
+    if (++open_.count == static_cast<std::int64_t>(kRowSpanChunkEntries)) finish(out);
+  }
+
+  // Closes the chunk being filled, if any.
+  void finish(std::vector<RowSpanChunk>& out) {
+    if (open_.count == 0) return;
+    open_.reach = reach_;
+    open_.seq = seq_++;
+    out.push_back(std::move(open_));
+    RowSpanChunk next;
+    next.row = out.back().row;
+    next.layer = out.back().layer;
+    next.level = out.back().level;
+    open_ = std::move(next);
+  }
+
+  [[nodiscard]] std::size_t items() const { return items_; }
+
+ private:
+  RowSpanChunk open_;
+  TimeNs previous_start_ = 0;
+  ThreadId previous_thread_ = 0;
+  TimeNs reach_ = std::numeric_limits<TimeNs>::min();
+  std::int64_t seq_ = 0;
+  std::size_t items_ = 0;
+};
+
 void chunk_level(std::int32_t row, RowSpanLayer layer, int level, const std::vector<RowSpan>& spans,
                  std::vector<RowSpanChunk>& out) {
-  TimeNs reach = std::numeric_limits<TimeNs>::min();
-  std::int64_t seq = 0;
-  for (std::size_t first = 0; first < spans.size(); first += kRowSpanChunkEntries) {
-    const std::size_t last = std::min(spans.size(), first + kRowSpanChunkEntries);
-    RowSpanChunk c;
-    c.row = row;
-    c.layer = layer;
-    c.level = level;
-    c.seq = seq++;
-    c.start = spans[first].start;
-    c.count = static_cast<std::int64_t>(last - first);
-    TimeNs previous_start = c.start;
-    ThreadId previous_thread = 0;
-    for (std::size_t i = first; i < last; ++i) {
-      const RowSpan& s = spans[i];
-      reach = std::max(reach, s.end);
-      put_varint(c.spans, static_cast<std::uint64_t>(s.start - previous_start));
-      put_varint(c.spans, static_cast<std::uint64_t>(s.end - s.start));
-      const ThreadId thread = s.kind == RowSpanKind::run ? previous_thread : s.thread;
-      const std::uint64_t delta = zigzag(static_cast<std::int64_t>(
-          static_cast<std::uint64_t>(thread) - static_cast<std::uint64_t>(previous_thread)));
-      put_varint(c.spans, (delta << 4) | (static_cast<std::uint64_t>(s.outcome) << 2) |
-                              static_cast<std::uint64_t>(s.kind));
-      previous_start = s.start;
-      previous_thread = thread;
-    }
-    c.reach = reach;
-    out.push_back(std::move(c));
-  }
+  ChunkWriter w(row, layer, level);
+  for (const RowSpan& s : spans) w.add(s, out);
+  w.finish(out);
 }
 
-// Level 0 and the coarser levels worth storing (row_spans.hpp).
-void chunk_row(std::int32_t row, RowSpanLayer layer, const std::vector<RowSpan>& exact, TimeNs span,
-               std::vector<RowSpanChunk>& out) {
-  if (exact.empty()) return;
-  chunk_level(row, layer, 0, exact, out);
+// The coarser levels worth storing (row_spans.hpp) of a row whose level 0
+// holds `exact`.
+void chunk_coarser(std::int32_t row, RowSpanLayer layer, const std::vector<RowSpan>& exact, TimeNs span,
+                   std::vector<RowSpanChunk>& out) {
   std::size_t stored = exact.size();
   for (int k = 1; k < kRowSpanLevels && stored > kRowSpanSmallRow; ++k) {
     std::vector<RowSpan> level = row_span_level(exact, layer, row_span_bucket(span, k));
@@ -128,10 +155,17 @@ void chunk_row(std::int32_t row, RowSpanLayer layer, const std::vector<RowSpan>&
   }
 }
 
+// Level 0 and the coarser levels worth storing (row_spans.hpp).
+void chunk_row(std::int32_t row, RowSpanLayer layer, const std::vector<RowSpan>& exact, TimeNs span,
+               std::vector<RowSpanChunk>& out) {
+  if (exact.empty()) return;
+  chunk_level(row, layer, 0, exact, out);
+  chunk_coarser(row, layer, exact, span, out);
+}
+
 }  // namespace
 
-std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& threads,
-                                          const std::vector<RowSpanActivation>& activations,
+std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& threads, const ActivationLog& activations,
                                           TimeNs span, RunTimeHistogram* activity) {
   std::vector<RowSpanChunk> out;
   if (threads.empty()) return out;
@@ -167,26 +201,55 @@ std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& thre
     return it == sparse.end() ? -1 : it->second;
   };
 
-  // Counting sort of the activations by row, keeping their order within a
-  // row; then each row's as the timeline places them (clipped, so sorted
-  // and disjoint).
-  std::vector<std::uint32_t> act_first(static_cast<std::size_t>(rows) + 1, 0);
-  std::vector<std::int32_t> act_row(activations.size());
-  for (std::size_t i = 0; i < activations.size(); ++i) {
-    act_row[i] = row_of(activations[i].thread);
-    if (act_row[i] >= 0) ++act_first[static_cast<std::size_t>(act_row[i]) + 1];
+  // The running layer in one pass over the activations in their order:
+  // each row clips its own and writes its level 0 as they come, so that
+  // nothing is copied or gathered by row. Rows busy enough for coarser
+  // levels are read back from their chunks after.
+  struct RunningRow {
+    ChunkWriter chunks;
+    TimeNs previous_end = 0;
+    bool any = false;
+  };
+  std::vector<RunningRow> running;
+  running.reserve(static_cast<std::size_t>(rows));
+  for (std::int32_t r = 0; r < rows; ++r) running.push_back(RunningRow{ChunkWriter(r, RowSpanLayer::running, 0)});
+  activations.for_each([&](ThreadId thread, TimeNs start, TimeNs end) {
+    const std::int32_t r = row_of(thread);
+    if (r < 0) return;
+    RunningRow& row = running[static_cast<std::size_t>(r)];
+    RowSpan s{start, end, thread, RowSpanKind::item, RowSpanOutcome::ok};
+    if (row.any) s.start = std::max(s.start, row.previous_end);
+    s.end = std::max(s.end, s.start);
+    row.previous_end = s.end;
+    row.any = true;
+    row.chunks.add(s, out);
+    if (activity != nullptr) activity->add(s.start, s.end);
+  });
+  std::vector<bool> busy(static_cast<std::size_t>(rows), false);
+  for (std::int32_t r = 0; r < rows; ++r) {
+    RunningRow& row = running[static_cast<std::size_t>(r)];
+    row.chunks.finish(out);
+    busy[static_cast<std::size_t>(r)] = row.chunks.items() > kRowSpanSmallRow;
   }
-  for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) act_first[r + 1] += act_first[r];
-  // Copied into row order (read in order, written scattered), so that each
-  // row's are then read in order: gathering them by index instead read the
-  // activations at random, a cache miss each.
-  std::vector<RowSpanActivation> by_row(act_first.back());
+  running = {};
+  // The busy rows' level 0, decoded back one row at a time (their chunks
+  // are in `out` in seq order, the rows' interleaved), for their coarser
+  // levels.
   {
-    std::vector<std::uint32_t> fill(act_first.begin(), act_first.end() - 1);
-    for (std::size_t i = 0; i < activations.size(); ++i)
-      if (act_row[i] >= 0) by_row[fill[static_cast<std::size_t>(act_row[i])]++] = activations[i];
+    std::vector<std::vector<std::uint32_t>> chunks_of(static_cast<std::size_t>(rows));
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (busy[static_cast<std::size_t>(out[i].row)])
+        chunks_of[static_cast<std::size_t>(out[i].row)].push_back(static_cast<std::uint32_t>(i));
+    std::vector<RowSpan> exact;
+    for (std::int32_t r = 0; r < rows; ++r) {
+      if (!busy[static_cast<std::size_t>(r)]) continue;
+      exact.clear();
+      for (const std::uint32_t i : chunks_of[static_cast<std::size_t>(r)])
+        // Written above: it decodes.
+        (void)decode_row_span_chunk(out[i].spans, out[i].count, out[i].start, "", "", exact);
+      chunk_coarser(r, RowSpanLayer::running, exact, span, out);
+    }
   }
-  act_row = {};
 
   // The threads by row (a counting sort, keeping the order given), then by
   // start within each row (stable: ties in the order given). Threads come
@@ -218,29 +281,26 @@ std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& thre
   std::vector<RowSpan> exact;
   for (std::int32_t r = 0; r < rows; ++r) {
     exact.clear();
-    TimeNs previous_end = std::numeric_limits<TimeNs>::min();
-    for (std::uint32_t k = act_first[static_cast<std::size_t>(r)];
-         k < act_first[static_cast<std::size_t>(r) + 1]; ++k) {
-      const RowSpanActivation& a = by_row[k];
-      RowSpan s{a.start, a.end, a.thread, RowSpanKind::item, RowSpanOutcome::ok};
-      if (!exact.empty()) s.start = std::max(s.start, previous_end);
-      s.end = std::max(s.end, s.start);
-      previous_end = s.end;
-      exact.push_back(s);
-      if (activity != nullptr) activity->add(s.start, s.end);
-    }
-    chunk_row(r, RowSpanLayer::running, exact, span, out);
-
-    exact.clear();
-    for (std::uint32_t k = thread_first[static_cast<std::size_t>(r)];
-         k < thread_first[static_cast<std::size_t>(r) + 1]; ++k) {
+    for (std::uint32_t k = thread_first[static_cast<std::size_t>(r)]; k < thread_first[static_cast<std::size_t>(r) + 1];
+         ++k) {
       const RowSpanThread& th = threads[thread_order[k]];
-      exact.push_back(
-          RowSpan{th.start, std::max(th.end, th.start), th.id, RowSpanKind::item, th.outcome});
+      exact.push_back(RowSpan{th.start, std::max(th.end, th.start), th.id, RowSpanKind::item, th.outcome});
     }
     chunk_row(r, RowSpanLayer::lines, exact, span, out);
   }
+  // By (row, layer, level, seq), as the table's key orders them.
+  std::stable_sort(out.begin(), out.end(), [](const RowSpanChunk& x, const RowSpanChunk& y) {
+    return std::tie(x.row, x.layer, x.level) < std::tie(y.row, y.layer, y.level);
+  });
   return out;
+}
+
+std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& threads,
+                                          const std::vector<RowSpanActivation>& activations, TimeNs span,
+                                          RunTimeHistogram* activity) {
+  ActivationLog log;
+  for (const RowSpanActivation& a : activations) log.add(a.thread, a.start, a.end);
+  return build_row_spans(threads, log, span, activity);
 }
 
 std::vector<RowSpanBand> idle_bands(std::vector<TimeNs>& activation_starts,

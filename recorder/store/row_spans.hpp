@@ -62,6 +62,7 @@
 #include "recorder/store/derived_tables.hpp"
 #include "recorder/store/run_time_bins.hpp"
 #include "recorder/store/sqlite_database.hpp"
+#include "recorder/store/varint.hpp"
 
 namespace skein {
 
@@ -107,6 +108,52 @@ struct RowSpanActivation {
   TimeNs start = 0;
   TimeNs end = 0;
 };
+// The activations as the import keeps them until the threads are placed:
+// packed, about 6 bytes each instead of 24 (each a varint of its start
+// less the previous one's, zigzagged; of its end less its start,
+// zigzagged, as an end before the start is kept as given; and of its
+// thread less the previous one's, zigzagged).
+class ActivationLog {
+ public:
+  void add(ThreadId thread, TimeNs start, TimeNs end) {
+    put_varint(bytes_, zigzag(static_cast<std::int64_t>(static_cast<std::uint64_t>(start) -
+                                                        static_cast<std::uint64_t>(previous_start_))));
+    put_varint(bytes_, zigzag(static_cast<std::int64_t>(static_cast<std::uint64_t>(end) -
+                                                        static_cast<std::uint64_t>(start))));
+    put_varint(bytes_, zigzag(static_cast<std::int64_t>(static_cast<std::uint64_t>(thread) -
+                                                        static_cast<std::uint64_t>(previous_thread_))));
+    previous_start_ = start;
+    previous_thread_ = thread;
+    ++count_;
+  }
+  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] std::size_t bytes() const { return bytes_.size(); }
+  // Calls fn(thread, start, end) for each, in the order added.
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+    std::size_t at = 0;
+    TimeNs start = 0;
+    ThreadId thread = 0;
+    for (std::size_t i = 0; i < count_; ++i) {
+      std::uint64_t d = 0, length = 0, t = 0;
+      // Written by add(): every varint is whole.
+      (void)read_varint(bytes_, at, d);
+      (void)read_varint(bytes_, at, length);
+      (void)read_varint(bytes_, at, t);
+      start = static_cast<TimeNs>(static_cast<std::uint64_t>(start) + static_cast<std::uint64_t>(unzigzag(d)));
+      thread =
+          static_cast<ThreadId>(static_cast<std::uint64_t>(thread) + static_cast<std::uint64_t>(unzigzag(t)));
+      fn(thread, start,
+         static_cast<TimeNs>(static_cast<std::uint64_t>(start) + static_cast<std::uint64_t>(unzigzag(length))));
+    }
+  }
+
+ private:
+  std::string bytes_;
+  std::size_t count_ = 0;
+  TimeNs previous_start_ = 0;
+  ThreadId previous_thread_ = 0;
+};
 
 struct RowSpanChunk {
   std::int32_t row = 0;
@@ -126,9 +173,12 @@ struct RowSpanChunk {
 // Every chunk of the table, by (row, layer, level, seq). `threads` in any
 // order; an activation of a thread not among them is left out. Each row's
 // activations, as placed, are also added to `activity` when given.
-[[nodiscard]] std::vector<RowSpanChunk> build_row_spans(
-    const std::vector<RowSpanThread>& threads, const std::vector<RowSpanActivation>& activations,
-    TimeNs span, RunTimeHistogram* activity = nullptr);
+[[nodiscard]] std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& threads,
+                                                        const ActivationLog& activations, TimeNs span,
+                                                        RunTimeHistogram* activity = nullptr);
+[[nodiscard]] std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& threads,
+                                                        const std::vector<RowSpanActivation>& activations,
+                                                        TimeNs span, RunTimeHistogram* activity = nullptr);
 
 // Rows below 0 hold the trace's bands, drawn across every row, as runs on
 // the running layer: kIdleBandRow the idle bands, kGcBandRow the gc ones.

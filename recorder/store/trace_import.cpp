@@ -159,7 +159,7 @@ struct ParseOutcome {
   // Every activation's thread and times, kept by the parsing thread for
   // the rows' spans; and those spans (row_spans.hpp), built with the
   // placement, for the writer after it.
-  std::vector<RowSpanActivation> activation_spans;
+  ActivationLog activation_spans;
   // The idle records' times and the gc records' bands, for the bands' rows.
   std::vector<TimeNs> idle_starts;
   std::vector<RowSpanBand> gc_bands;
@@ -171,8 +171,8 @@ struct ParseOutcome {
   std::vector<std::int64_t> activity;
 };
 
-void keep_activation_spans(const std::vector<ActivationRow>& activations, std::vector<RowSpanActivation>& into) {
-  for (const ActivationRow& a : activations) into.push_back(RowSpanActivation{a.thread, a.start, a.end});
+void keep_activation_spans(const std::vector<ActivationRow>& activations, ActivationLog& into) {
+  for (const ActivationRow& a : activations) into.add(a.thread, a.start, a.end);
 }
 
 // The rows' spans of a placed model: each thread as the timeline draws it
@@ -210,8 +210,10 @@ void build_row_spans(ParseOutcome& out) {
   // The bands, as the timeline derives them from the records (every
   // activation's start as stored, the trace's end as meta gives it).
   std::vector<TimeNs> starts;
-  starts.reserve(out.activation_spans.size());
-  for (const RowSpanActivation& a : out.activation_spans) starts.push_back(a.start);
+  if (!out.idle_starts.empty()) {
+    starts.reserve(out.activation_spans.size());
+    out.activation_spans.for_each([&](ThreadId, TimeNs start, TimeNs) { starts.push_back(start); });
+  }
   out.activation_spans = {};
   const std::vector<RowSpanBand> idle =
       idle_bands(starts, out.idle_starts, m.end_time != kNoTime ? m.end_time : meta_first);

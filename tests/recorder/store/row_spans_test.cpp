@@ -410,3 +410,31 @@ TEST_CASE("A database without row_spans, or with a table of that name not ours, 
   REQUIRE(other.ok());
   CHECK_FALSE(other.value().has_value());
 }
+
+TEST_CASE("The activation log gives back each activation as added, whatever its values") {
+  std::mt19937_64 rng(21);
+  std::vector<RowSpanActivation> added;
+  ActivationLog log;
+  const std::vector<TimeNs> edges{0, 1, kMaxTime, kMaxTime - 1};
+  for (int k = 0; k < 5'000; ++k) {
+    RowSpanActivation a;
+    a.thread = k % 97 == 0 ? std::numeric_limits<ThreadId>::max() - k : static_cast<ThreadId>(rng() % 2'000) - 1'000;
+    a.start = k % 89 == 0 ? edges[static_cast<std::size_t>(k) % edges.size()]
+                          : static_cast<TimeNs>(rng() % 1'000'000'000);
+    // Ends before starts too: the log keeps them as given.
+    a.end = k % 83 == 0 ? edges[static_cast<std::size_t>(k / 83) % edges.size()]
+                        : a.start + static_cast<TimeNs>(rng() % 5'000) - 1'000;
+    added.push_back(a);
+    log.add(a.thread, a.start, a.end);
+  }
+  std::vector<RowSpanActivation> read;
+  log.for_each([&](ThreadId thread, TimeNs start, TimeNs end) { read.push_back({thread, start, end}); });
+  REQUIRE(read.size() == added.size());
+  for (std::size_t i = 0; i < added.size(); ++i) {
+    INFO(i);
+    CHECK(read[i].thread == added[i].thread);
+    CHECK(read[i].start == added[i].start);
+    CHECK(read[i].end == added[i].end);
+  }
+  CHECK(log.bytes() < added.size() * 12);
+}
