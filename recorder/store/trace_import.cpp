@@ -17,7 +17,6 @@
 
 #include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/database_path.hpp"
-#include "recorder/store/edge_bins.hpp"
 #include "recorder/store/event_block_codec.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
@@ -27,19 +26,6 @@
 
 namespace skein {
 namespace {
-
-// The records the timeline draws as arrows (viewer/timeline/timeline_data.hpp,
-// edge_kind_of), counted per bin.
-bool is_edge_head(RecordHead head) {
-  switch (head) {
-    case RecordHead::spawn:
-    case RecordHead::wait:
-    case RecordHead::read:
-    case RecordHead::notify:
-    case RecordHead::resolve: return true;
-    default: return false;
-  }
-}
 
 using Clock = std::chrono::steady_clock;
 
@@ -177,9 +163,6 @@ struct ParseOutcome {
   // The idle records' times and the gc records' bands, for the bands' rows.
   std::vector<TimeNs> idle_starts;
   std::vector<RowSpanBand> gc_bands;
-  // The edges' times, and their counts per bin (edge_bins.hpp).
-  EdgeTimeLog edge_times;
-  std::vector<EdgeBinLevel> edge_bins;
   std::vector<RowSpanChunk> row_spans;
   TimeNs row_spans_span = 0;
   // The run time per bin of the whole trace (run_time_bins.hpp), from the
@@ -237,8 +220,6 @@ void build_row_spans(ParseOutcome& out) {
   std::sort(out.gc_bands.begin(), out.gc_bands.end(),
             [](const RowSpanBand& a, const RowSpanBand& b) { return a.start < b.start; });
   build_band_spans(idle, out.gc_bands, out.row_spans_span, out.row_spans);
-  out.edge_bins = build_edge_bins(out.edge_times, meta_first, out.row_spans_span);
-  out.edge_times = {};
 }
 
 void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& options,
@@ -272,9 +253,7 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
       break;
     }
     const Record& record = source.record();
-    const TraceEvent event = trace_event_of(record);
-    encoder.add(event);
-    if (event.has_time && is_edge_head(event.head)) out.edge_times.add(event.time);
+    encoder.add(trace_event_of(record));
     if (encoder.records() == kEventBlockSize) packed.push_back(encoder.take());
     ++batch->records;
     derivation.add(record);
@@ -597,7 +576,6 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
   if (parsed.row_spans_span > 0) {
     check(w.add_row_spans(parsed.row_spans, parsed.row_spans_span));
     check(w.add_activity_bins(parsed.activity_binning, parsed.activity));
-    check(w.add_edge_bins(parsed.edge_bins));
   }
   if (!written.ok() && w.out_of_memory())
     return out_of_memory_failure(source->name(), records_done, "SQLite: " + written.error().to_string());

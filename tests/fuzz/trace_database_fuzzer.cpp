@@ -6,7 +6,7 @@
 // render_timeline_image at 160 x 90, as `skein render` and skein-view
 // draw it, a window read alone and drawn (load_timeline_window), the
 // rows' spans of the first rows (row_spans.hpp; the run time per bin,
-// run_time_bins.hpp, is read by load_timeline), the edges per bin, and a
+// run_time_bins.hpp, is read by load_timeline), and a
 // lint's stored findings (all, and a window's) and causes as the viewer and
 // `skein why` read them. Seeds: databases fuzz_database_seeds makes at
 // fuzz time from small traces, with values no import writes, linted
@@ -24,7 +24,6 @@
 #include <fstream>
 #include <string>
 
-#include "recorder/store/edge_bins.hpp"
 #include "recorder/store/row_spans.hpp"
 #include "tests/fuzz/viewer_paths.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
@@ -117,13 +116,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (got[k].end < got[k].start || (k > 0 && got[k].start < got[k - 1].start))
               skein::fuzz::violated("row spans order");
         }
-  }
-  // The edges per bin at the coarsest level: counts of at least 1.
-  if (auto bins = skein::read_edge_bins(store.value().database(), 6, INT64_MIN, INT64_MAX); !bins) {
-    skein::fuzz::check_names(bins.error(), path);
-  } else if (bins.value()) {
-    for (const skein::EdgeBin& b : *bins.value())
-      if (b.count < 1) skein::fuzz::violated("edge bin count");
   }
   (void)skein::read_stored_findings(store.value().database(), timeline.first_time, timeline.end_time);
   (void)skein::fuzz::run_lints(store.value(), false);

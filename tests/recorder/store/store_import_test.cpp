@@ -134,12 +134,6 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
   // 120 + 80 + 110 + 7880 ns, from bin 0 (1200) to bin 58799 (the last ns).
   CHECK(query(db, "SELECT count(*), sum(run_ns), min(bin), max(bin), max(run_ns) FROM activity_bins") ==
         "8190|8190|0|58799|1\n");
-  // The seven edges (spawn at 1200 and 1300, wait 1320, notify 52000,
-  // resolve 52100, read 52120, resolve 52200) in bins of ceil(58800 / 4096)
-  // = 15 ns from 1200, at level 6 only: level 5's seven bins of 4 ns are
-  // not one in eight of the edges.
-  CHECK(query(db, "SELECT * FROM edge_bins ORDER BY level, bin") ==
-        "6|0|1\n6|6|1\n6|8|1\n6|3386|1\n6|3393|1\n6|3394|1\n6|3400|1\n");
   // Each thread on a row of its own: one chunk a layer, level 0 only. The
   // lines end at the resolution, the pending main thread at the trace's end.
   CHECK(query(db, "SELECT l.thread, r.layer, r.level, r.seq, r.start, r.reach, r.count FROM row_spans AS r "

@@ -18,13 +18,11 @@
 #include <sqlite3.h>
 
 #include <cstdlib>
-#include <map>
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "recorder/store/edge_bins.hpp"
 #include "recorder/store/row_spans.hpp"
 #include "recorder/store/trace_import.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
@@ -348,23 +346,6 @@ std::size_t check_row_spans(const std::string& db) {
     }
     std::sort(want.begin(), want.end());
     std::sort(got.begin(), got.end());
-    CHECK(got == want);
-  }
-  // The edges per bin at the coarsest level are those of the edges the
-  // whole load read, counted here.
-  {
-    const TimeNs bucket = row_span_bucket(reader.span(), 6);
-    std::map<std::int64_t, std::int64_t> want;
-    for (const TimeNs t : full.edge_times) {
-      const TimeNs d = t - full.first_time;
-      ++want[d >= 0 ? d / bucket : -((-d + bucket - 1) / bucket)];
-    }
-    auto bins = read_edge_bins(store.value().database(), 6, INT64_MIN, INT64_MAX);
-    REQUIRE(bins.ok());
-    REQUIRE(bins.value().has_value() == !full.edge_times.empty());
-    std::map<std::int64_t, std::int64_t> got;
-    if (bins.value())
-      for (const EdgeBin& b : *bins.value()) got[b.bin] = b.count;
     CHECK(got == want);
   }
   // The run time per bin the import stored, which the overview strip
