@@ -21,6 +21,15 @@ Result<bool> has_derived_columns(SqliteDatabase& db, const DerivedTable& table) 
   return found.value() == table.columns;
 }
 
+std::optional<std::int64_t> read_meta_int(SqliteDatabase& db, std::string_view key) {
+  auto q = db.prepare("SELECT value FROM meta WHERE key = ?1 AND typeof(value) = 'integer'");
+  if (!q) return std::nullopt;
+  q.value().bind(1, key);
+  auto row = q.value().step();
+  if (!row || !row.value()) return std::nullopt;
+  return q.value().int64(0);
+}
+
 Status set_layout_row_count(SqliteDatabase& db, std::int64_t rows) {
   auto q = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)");
   if (!q) return q.error();

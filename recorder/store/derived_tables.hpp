@@ -19,6 +19,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -170,6 +171,11 @@ inline constexpr std::array<const DerivedTable*, 9> kDerivedTables{
 // text.
 [[nodiscard]] Status replace_derived_rows(SqliteDatabase& db, const DerivedTable& table,
                                           std::string_view schema = "");
+
+// meta's integer under `key`; nullopt when absent, not an integer, or
+// unreadable. TraceStore::meta_int, and the derived tables' readers that
+// hold only a connection.
+[[nodiscard]] std::optional<std::int64_t> read_meta_int(SqliteDatabase& db, std::string_view key);
 
 // Records the layout's row count in meta (kLayoutRowsKey).
 [[nodiscard]] Status set_layout_row_count(SqliteDatabase& db, std::int64_t rows);

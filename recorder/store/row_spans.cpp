@@ -411,15 +411,9 @@ Status decode_row_span_chunk(std::string_view blob, std::int64_t count, TimeNs s
 
 Result<std::optional<RowSpanReader>> RowSpanReader::open(SqliteDatabase& db) {
   if (!defines_derived_table(db, kRowSpansTable)) return std::optional<RowSpanReader>();
-  auto span = db.prepare("SELECT value FROM meta WHERE key = ?1");
-  if (!span) return span.error();
-  span.value().bind(1, kRowSpansSpanKey);
-  auto has = span.value().step();
-  if (!has) return has.error();
-  if (!has.value() || span.value().storage(0) != SqliteStatement::Storage::integer ||
-      span.value().int64(0) < 0)
-    return std::optional<RowSpanReader>();
-  const TimeNs s = span.value().int64(0);
+  const std::optional<std::int64_t> span = read_meta_int(db, kRowSpansSpanKey);
+  if (!span || *span < 0) return std::optional<RowSpanReader>();
+  const TimeNs s = *span;
   auto level = db.prepare(
       "SELECT max(level) FROM row_spans WHERE row = ?1 AND layer = ?2 AND level BETWEEN 0 AND ?3");
   if (!level) return level.error();

@@ -91,16 +91,7 @@ Result<std::optional<StoredActivity>> read_activity_bins(SqliteDatabase& db, Tim
   if (!defines_derived_table(db, kActivityBinsTable)) return std::optional<StoredActivity>();
   StoredActivity out;
   out.binning = activity_binning(first_time, end_time);
-  {
-    auto q = db.prepare("SELECT value FROM meta WHERE key = ?1");
-    if (!q) return q.error();
-    q.value().bind(1, kActivityBinNsKey);
-    auto has = q.value().step();
-    if (!has) return has.error();
-    if (!has.value() || q.value().storage(0) != SqliteStatement::Storage::integer ||
-        q.value().int64(0) != out.binning.bin_ns)
-      return std::optional<StoredActivity>();
-  }
+  if (read_meta_int(db, kActivityBinNsKey) != out.binning.bin_ns) return std::optional<StoredActivity>();
   out.run_ns.assign(out.binning.bins, 0);
   auto q = db.prepare("SELECT bin, run_ns FROM activity_bins ORDER BY bin");
   if (!q) return q.error();

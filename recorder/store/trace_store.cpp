@@ -7,6 +7,7 @@
 // thread_counts sums with total(), which returns reals, read back as counts.
 #include "recorder/store/trace_store.hpp"
 
+#include "recorder/store/derived_tables.hpp"
 #include "recorder/store/store_value_check.hpp"
 #include "recorder/store/trace_database.hpp"
 
@@ -23,14 +24,7 @@ std::optional<std::string> TraceStore::meta_text(std::string_view key) {
   return q.value().optional_text(0);
 }
 
-std::optional<std::int64_t> TraceStore::meta_int(std::string_view key) {
-  auto q = db_.prepare("SELECT value FROM meta WHERE key = ?1 AND typeof(value) = 'integer'");
-  if (!q) return std::nullopt;
-  q.value().bind(1, key);
-  auto row = q.value().step();
-  if (!row || !row.value()) return std::nullopt;
-  return q.value().int64(0);
-}
+std::optional<std::int64_t> TraceStore::meta_int(std::string_view key) { return read_meta_int(db_, key); }
 
 Result<std::vector<std::pair<std::string, std::string>>> TraceStore::meta() {
   auto q = db_.prepare("SELECT key, CAST(value AS TEXT) FROM meta ORDER BY key");
