@@ -86,6 +86,18 @@ inline constexpr DerivedTable kActivityBinsTable{
     "CREATE TABLE activity_bins(bin INTEGER PRIMARY KEY, run_ns INTEGER NOT NULL)", "the run time per bin"};
 inline constexpr std::string_view kActivityBinNsKey = "activity_bin_ns";
 
+// The edges per time bin at a few levels (edge_bins.hpp): the bins with
+// any, and meta's keys for their origin and the levels stored. Written by
+// the import.
+inline constexpr DerivedTable kEdgeBinsTable{
+    "edge_bins", "shift,bin,count",
+    "CREATE TABLE edge_bins(shift INTEGER NOT NULL, bin INTEGER NOT NULL, count INTEGER NOT NULL, "
+    "PRIMARY KEY(shift, bin)) WITHOUT ROWID",
+    "the edges per bin"};
+inline constexpr std::string_view kEdgeBinsOriginKey = "edge_bins_origin";
+inline constexpr std::string_view kEdgeBinsFinestKey = "edge_bins_finest";
+inline constexpr std::string_view kEdgeBinsCoarsestKey = "edge_bins_coarsest";
+
 // The lints' findings (viewer/analysis/anomaly_table.hpp), one row each,
 // their texts interned in finding_texts: `rule`, `severity` and `grouping`
 // name a text as is; `message` names a template that printf(template, a1,
@@ -152,9 +164,9 @@ inline constexpr DerivedTable kOlderTransfersTable{
     "the causes"};
 
 // The tables (the view aside), each made by replace_derived_rows.
-inline constexpr std::array<const DerivedTable*, 9> kDerivedTables{
+inline constexpr std::array<const DerivedTable*, 10> kDerivedTables{
     &kLayoutTable,       &kCounterRangesTable, &kEventBlockReachTable, &kRowSpansTable,      &kActivityBinsTable,
-    &kFindingsTable,     &kFindingTextsTable,  &kFindingBlocksTable,   &kTransferBlocksTable};
+    &kEdgeBinsTable,     &kFindingsTable,      &kFindingTextsTable,    &kFindingBlocksTable, &kTransferBlocksTable};
 
 // Whether `db` defines `table` (a table, or a view for kAnomaliesView)
 // exactly as Skein creates it (sqlite_schema's text word for word); false

@@ -206,6 +206,8 @@ Status StoreWriter::add_activity_bins(const ActivityBinning& binning, const std:
   return write_activity_bins(s_->db, binning, run_ns);
 }
 
+Status StoreWriter::add_edge_bins(const EdgeBins& bins) { return write_edge_bins(s_->db, bins); }
+
 Status StoreWriter::add_placement(const DerivedModel& m) {
   if (Status s = write_rtree(s_->db, "thread_spans", m.thread_spans); !s.ok()) return s;
   return add_layout(s_->db, m);

@@ -31,6 +31,7 @@
 
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/store/counter_runs.hpp"
+#include "recorder/store/edge_bins.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
 #include "recorder/store/row_spans.hpp"
@@ -68,6 +69,8 @@ class StoreWriter {
   [[nodiscard]] Status add_row_spans(const std::vector<RowSpanChunk>& chunks, TimeNs span);
   // The whole trace's run time per bin (run_time_bins.hpp).
   [[nodiscard]] Status add_activity_bins(const ActivityBinning& binning, const std::vector<std::int64_t>& run_ns);
+  // The edges per bin (edge_bins.hpp).
+  [[nodiscard]] Status add_edge_bins(const EdgeBins& bins);
   [[nodiscard]] Status add_warning(std::string_view kind, std::optional<EventId> event,
                                    std::string_view message);
   [[nodiscard]] Status set_meta(std::string_view key, std::int64_t value);

@@ -17,6 +17,7 @@
 
 #include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/database_path.hpp"
+#include "recorder/store/edge_bins.hpp"
 #include "recorder/store/event_block_codec.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
@@ -165,6 +166,10 @@ struct ParseOutcome {
   std::vector<RowSpanBand> gc_bands;
   std::vector<RowSpanChunk> row_spans;
   TimeNs row_spans_span = 0;
+  // The edges per bin (edge_bins.hpp): counted as they are parsed, their
+  // levels chosen at the end.
+  EdgeBinCounter edge_counter;
+  EdgeBins edge_bins;
   // The run time per bin of the whole trace (run_time_bins.hpp), from the
   // same placed activations.
   ActivityBinning activity_binning;
@@ -253,7 +258,9 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
       break;
     }
     const Record& record = source.record();
-    encoder.add(trace_event_of(record));
+    const TraceEvent event = trace_event_of(record);
+    encoder.add(event);
+    if (event.has_time && is_edge_head(event.head)) out.edge_counter.add(event.time);
     if (encoder.records() == kEventBlockSize) packed.push_back(encoder.take());
     ++batch->records;
     derivation.add(record);
@@ -330,6 +337,7 @@ void parse_records(TraceSource& source, BatchQueue& queue, const ImportOptions& 
     place_threads(*out.model, rtree_node_bytes(static_cast<std::size_t>(options.page_size)));
     out.placed.reach();
     build_row_spans(out);
+    out.edge_bins = out.edge_counter.finish();
   }
 }
 
@@ -572,10 +580,11 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
   check(w.add_placement(model));
   parser.join();
   if (parsed.row_spans_failed) return out_of_memory_failure(source->name(), records_done, "");
-  // Both are built after the placement (row_spans_span > 0 then).
+  // All three are built after the placement (row_spans_span > 0 then).
   if (parsed.row_spans_span > 0) {
     check(w.add_row_spans(parsed.row_spans, parsed.row_spans_span));
     check(w.add_activity_bins(parsed.activity_binning, parsed.activity));
+    check(w.add_edge_bins(parsed.edge_bins));
   }
   if (!written.ok() && w.out_of_memory())
     return out_of_memory_failure(source->name(), records_done, "SQLite: " + written.error().to_string());

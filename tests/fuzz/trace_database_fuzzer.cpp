@@ -6,7 +6,8 @@
 // render_timeline_image at 160 x 90, as `skein render` and skein-view
 // draw it, a window read alone and drawn (load_timeline_window), the
 // rows' spans of the first rows (row_spans.hpp; the run time per bin,
-// run_time_bins.hpp, is read by load_timeline), and a
+// run_time_bins.hpp, is read by load_timeline), the edges per bin
+// (edge_bins.hpp) at the whole trace's zoom, and a
 // lint's stored findings (all, and a window's) and causes as the viewer and
 // `skein why` read them. Seeds: databases fuzz_database_seeds makes at
 // fuzz time from small traces, with values no import writes, linted
@@ -19,11 +20,13 @@
 // once, on the offscreen platform.
 #include <QGuiApplication>
 #include <QImage>
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 
+#include "recorder/store/edge_bins.hpp"
 #include "recorder/store/row_spans.hpp"
 #include "tests/fuzz/viewer_paths.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
@@ -116,6 +119,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (got[k].end < got[k].start || (k > 0 && got[k].start < got[k - 1].start))
               skein::fuzz::violated("row spans order");
         }
+  }
+  // The edges per bin at the whole trace's zoom, as a frame 160 px wide
+  // reads them: by bin, each with a count of at least 1.
+  if (auto edges = skein::EdgeBinReader::open(store.value().database()); !edges) {
+    skein::fuzz::check_names(edges.error(), path);
+  } else if (edges.value()) {
+    const double ns_per_px = std::max(1.0, double(timeline.end_time - timeline.first_time) / 160);
+    if (const auto shift = edges.value()->shift_for(ns_per_px)) {
+      auto read = edges.value()->read(*shift, timeline.first_time, timeline.end_time);
+      if (!read) {
+        skein::fuzz::check_names(read.error(), path);
+      } else {
+        const std::vector<skein::EdgeBin>& got = read.value();
+        for (std::size_t k = 0; k < got.size(); ++k)
+          if (got[k].count < 1 || (k > 0 && got[k].bin <= got[k - 1].bin)) skein::fuzz::violated("edge bins order");
+      }
+    }
   }
   (void)skein::read_stored_findings(store.value().database(), timeline.first_time, timeline.end_time);
   (void)skein::fuzz::run_lints(store.value(), false);

@@ -112,6 +112,7 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
   // ceil(58800 / 65536) = 1 ns each, and the rows' spans are cut from 58800.
   CHECK(query(db, "SELECT key, value FROM meta WHERE key NOT LIKE 'warnings.%' ORDER BY key") ==
         "activity_bin_ns|1\n"
+        "edge_bins_origin|1200\n"
         "end_time|60000\n"
         "ended|1\n"
         "first_time|1200\n"
@@ -134,6 +135,11 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
   // 120 + 80 + 110 + 7880 ns, from bin 0 (1200) to bin 58799 (the last ns).
   CHECK(query(db, "SELECT count(*), sum(run_ns), min(bin), max(bin), max(run_ns) FROM activity_bins") ==
         "8190|8190|0|58799|1\n");
+  // The seven edges (spawn at 1200 and 1300, wait 1320, notify 52000,
+  // resolve 52100, read 52120, resolve 52200), from the first at 1200: no
+  // level has one bin per 64 edges, so no bin is stored, and meta has the
+  // origin but no levels (above).
+  CHECK(query(db, "SELECT count(*) FROM edge_bins") == "0\n");
   // Each thread on a row of its own: one chunk a layer, level 0 only. The
   // lines end at the resolution, the pending main thread at the trace's end.
   CHECK(query(db, "SELECT l.thread, r.layer, r.level, r.seq, r.start, r.reach, r.count FROM row_spans AS r "

@@ -18,11 +18,13 @@
 #include <sqlite3.h>
 
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "recorder/store/edge_bins.hpp"
 #include "recorder/store/row_spans.hpp"
 #include "recorder/store/trace_import.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
@@ -348,6 +350,33 @@ std::size_t check_row_spans(const std::string& db) {
     std::sort(got.begin(), got.end());
     CHECK(got == want);
   }
+  // The edges per bin the import counted are, at every level stored, those
+  // of the edges the whole load read, counted here from the first edge
+  // record's time (found by SQL over the records and the heads' names).
+  {
+    auto bins = EdgeBinReader::open(store.value().database());
+    REQUIRE(bins.ok());
+    REQUIRE(bins.value().has_value());
+    const EdgeBinReader& edges = *bins.value();
+    const std::string first = test::query(
+        db, "SELECT e.time FROM events AS e JOIN heads AS h ON h.id = e.head WHERE h.name IN "
+            "('spawn', 'wait', 'read', 'notify', 'resolve') AND e.time IS NOT NULL ORDER BY e.id LIMIT 1");
+    CHECK(first == std::to_string(edges.origin()) + "\n");
+    CHECK(edges.empty() == (full.edge_times.size() < kEdgesPerStoredBin));
+    for (int shift = edges.finest(); shift <= edges.coarsest(); ++shift) {
+      INFO("shift " << shift);
+      const std::int64_t width = std::int64_t{1} << shift;
+      std::map<std::int64_t, std::int64_t> want, got;
+      for (const TimeNs t : full.edge_times) {
+        const TimeNs d = t - edges.origin();
+        ++want[d >= 0 ? d / width : -((-d + width - 1) / width)];
+      }
+      auto read = edges.read(shift, 0, kMaxTime);
+      REQUIRE(read.ok());
+      for (const EdgeBin& b : read.value()) got[b.bin] = b.count;
+      CHECK(got == want);
+    }
+  }
   // The run time per bin the import stored, which the overview strip
   // draws, is the histogram of the activations the whole load placed.
   REQUIRE(full.activity.has_value());
@@ -357,7 +386,7 @@ std::size_t check_row_spans(const std::string& db) {
   return full.rows.size();
 }
 
-TEST_CASE("timeline window: the rows' spans and run time per bin the import writes hold what the whole load places") {
+TEST_CASE("timeline window: the rows' spans, run time and edges per bin the import writes hold what the whole load places") {
   static_assert(static_cast<int>(ThreadOutcome::pending) == static_cast<int>(RowSpanOutcome::pending) &&
                 static_cast<int>(ThreadOutcome::fail) == static_cast<int>(RowSpanOutcome::fail) &&
                 static_cast<int>(ThreadOutcome::cancel) == static_cast<int>(RowSpanOutcome::cancel));
