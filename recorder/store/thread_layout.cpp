@@ -1,11 +1,11 @@
 // thread_layout.cpp — the header's steps, in order: a union-find over
 // merged_into (ids found through a sorted index) gives the chains, which are
 // then identified by their head so the result does not depend on the input
-// order; prominence is two binary searches per labelled chain over the
-// sorted creation times; chains are placed in (not prominent, start, head
-// id) order; a min segment tree of each row's busy-until time, a leaf per
-// chain, finds the first row at or below the parent's that is free at the
-// chain's start.
+// order (ids found in a table instead when they are dense); prominence is
+// two binary searches per labelled chain over the sorted creation times;
+// chains are placed in (not prominent, start, head id) order; a min segment
+// tree of each row's busy-until time, a leaf per row used so far, finds the
+// first row at or below the parent's that is free at the chain's start.
 #include "recorder/store/thread_layout.hpp"
 
 #include <algorithm>
@@ -36,25 +36,34 @@ class UnionFind {
 };
 
 // Rows' busy-until times; first_free(p, t) is the first row >= p whose
-// busy-until is < t. Rows never used are busy until -infinity.
+// busy-until is < t. Rows never used are busy until -infinity. The tree
+// covers the rows used so far and one more (the first never used, which is
+// free at any time), doubling as they grow: a trace uses far fewer rows
+// than it has chains, and a tree of the rows used stays in cache.
 class RowIndex {
  public:
-  explicit RowIndex(std::size_t max_rows) {
-    size_ = 1;
-    while (size_ < std::max<std::size_t>(max_rows, 1)) size_ *= 2;
-    tree_.assign(2 * size_, std::numeric_limits<TimeNs>::min());
-  }
+  RowIndex() { tree_.assign(2 * size_, std::numeric_limits<TimeNs>::min()); }
   void occupy(std::size_t row, TimeNs until) {
+    while (row + 1 >= size_) grow();
     std::size_t i = row + size_;
     tree_[i] = until;
     for (i /= 2; i >= 1; i /= 2) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
   }
-  [[nodiscard]] std::size_t first_free(std::size_t from, TimeNs t) const { return search(1, 0, size_, from, t); }
+  // Always found: a row from the last used on is free.
+  [[nodiscard]] std::size_t first_free(std::size_t from, TimeNs t) const {
+    return from >= size_ ? from : search(1, 0, size_, from, t);
+  }
 
  private:
+  void grow() {
+    std::vector<TimeNs> bigger(4 * size_, std::numeric_limits<TimeNs>::min());
+    for (std::size_t i = 0; i < size_; ++i) bigger[2 * size_ + i] = tree_[size_ + i];
+    size_ *= 2;
+    tree_ = std::move(bigger);
+    for (std::size_t i = size_ - 1; i >= 1; --i) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
+  }
   // The first leaf >= from under node (covering [lo, hi)) with value < t;
-  // size_ when none. Always found at the top: there are as many rows as
-  // chains, so some row is never used.
+  // size_ when none.
   [[nodiscard]] std::size_t search(std::size_t node, std::size_t lo, std::size_t hi, std::size_t from,
                                    TimeNs t) const {
     if (hi <= from || tree_[node] >= t) return size_;
@@ -63,7 +72,7 @@ class RowIndex {
     const std::size_t left = search(2 * node, lo, mid, from, t);
     return left != size_ ? left : search(2 * node + 1, mid, hi, from, t);
   }
-  std::size_t size_ = 1;
+  std::size_t size_ = 2;
   std::vector<TimeNs> tree_;
 };
 
@@ -85,10 +94,20 @@ struct Chains {
   std::vector<Chain> list;
   std::vector<std::uint32_t> chain_of;  // thread index -> chain number
   std::vector<std::uint32_t> by_id;     // thread indexes sorted by id
+  // When the ids are dense (the runtime numbers threads from 0): the index
+  // of id k at dense[k - dense_base], or -1; else empty.
+  ThreadId dense_base = 0;
+  std::vector<std::int32_t> dense;
 };
 
-std::optional<std::uint32_t> find_id(std::span<const LayoutThread> threads, const std::vector<std::uint32_t>& by_id,
-                                     ThreadId id) {
+std::optional<std::uint32_t> find_id(std::span<const LayoutThread> threads, const Chains& chains, ThreadId id) {
+  if (!chains.dense.empty()) {
+    if (id < chains.dense_base) return std::nullopt;
+    const auto k = static_cast<std::uint64_t>(id) - static_cast<std::uint64_t>(chains.dense_base);
+    if (k >= chains.dense.size() || chains.dense[k] < 0) return std::nullopt;
+    return static_cast<std::uint32_t>(chains.dense[k]);
+  }
+  const std::vector<std::uint32_t>& by_id = chains.by_id;
   auto it = std::lower_bound(by_id.begin(), by_id.end(), id,
                              [&](std::uint32_t i, ThreadId v) { return threads[i].id < v; });
   if (it == by_id.end() || threads[*it].id != id) return std::nullopt;
@@ -102,12 +121,27 @@ Chains find_chains(std::span<const LayoutThread> threads) {
   // the store; a duplicate keeps the first).
   out.by_id.resize(n);
   std::iota(out.by_id.begin(), out.by_id.end(), 0u);
-  std::stable_sort(out.by_id.begin(), out.by_id.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return threads[a].id < threads[b].id; });
+  const auto by_id = [&](std::uint32_t a, std::uint32_t b) { return threads[a].id < threads[b].id; };
+  // The store and the view filters give the threads in id order already.
+  if (!std::is_sorted(out.by_id.begin(), out.by_id.end(), by_id))
+    std::stable_sort(out.by_id.begin(), out.by_id.end(), by_id);
+  if (n > 0) {
+    const ThreadId low = threads[out.by_id.front()].id, high = threads[out.by_id.back()].id;
+    // The span in unsigned arithmetic: ids may be any int64.
+    const std::uint64_t range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+    if (range < 2 * static_cast<std::uint64_t>(n) + 16) {
+      out.dense_base = low;
+      out.dense.assign(static_cast<std::size_t>(range) + 1, -1);
+      // In id order, so a duplicate id keeps the first, as the search does.
+      for (std::size_t k = n; k-- > 0;)
+        out.dense[static_cast<std::size_t>(static_cast<std::uint64_t>(threads[out.by_id[k]].id) -
+                                           static_cast<std::uint64_t>(low))] = static_cast<std::int32_t>(out.by_id[k]);
+    }
+  }
   UnionFind chains(n);
   for (std::size_t i = 0; i < n; ++i)
     if (threads[i].merged_into)
-      if (auto into = find_id(threads, out.by_id, *threads[i].merged_into))
+      if (auto into = find_id(threads, out, *threads[i].merged_into))
         chains.join(static_cast<std::uint32_t>(i), *into);
   // The union-find's representative depends on input order, so chains are
   // identified by their head from here on.
@@ -177,12 +211,12 @@ ThreadLayout layout_threads(std::span<const LayoutThread> threads) {
     return list[a].start != list[b].start ? list[a].start < list[b].start : list[a].head_id < list[b].head_id;
   });
   std::vector<std::int32_t> chain_row(list.size(), -1);
-  RowIndex rows(list.size());
+  RowIndex rows;
   for (const std::uint32_t c : order) {
     const Chain& chain = list[c];
     std::size_t from = 0;
     if (const auto& parent = threads[chain.head].parent; parent && *parent >= 0)
-      if (auto p = find_id(threads, chains.by_id, *parent)) {
+      if (auto p = find_id(threads, chains, *parent)) {
         const std::uint32_t parent_chain = chains.chain_of[*p];
         if (parent_chain != c && chain_row[parent_chain] >= 0)
           from = static_cast<std::size_t>(chain_row[parent_chain]);

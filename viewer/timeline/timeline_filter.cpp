@@ -4,11 +4,13 @@
 // lists, plumbing from one pass over the edges, then lifetimes. Chains of
 // stand-ins are resolved once each (a cycle or a short-lived link ends in
 // none). The shown threads are copied in id order, re-parented, laid out
-// again, and given their stand-ins' activations (by start) and edges; an
-// edge that loses an end or would join a thread to itself is dropped.
+// again, and given their stand-ins' activations (by start, row by row) and
+// edges (on a second thread, beside the layout); an edge that loses an end
+// or would join a thread to itself is dropped.
 #include "viewer/timeline/timeline_filter.hpp"
 
 #include <algorithm>
+#include <future>
 #include <numeric>
 #include <string_view>
 
@@ -147,6 +149,9 @@ void keep_shown_threads(const TimelineData& full, const std::vector<Hidden>& hid
   const std::size_t n = full.threads.size();
   TimelineData& d = result.data;
   result.shown_as.assign(n, kNone);
+  const auto shown = static_cast<std::size_t>(std::count(hidden.begin(), hidden.end(), Hidden::no));
+  d.threads.reserve(shown);
+  result.original.reserve(shown);
   for (std::size_t i = 0; i < n; ++i) {
     if (hidden[i] != Hidden::no) continue;
     result.shown_as[i] = static_cast<std::int32_t>(d.threads.size());
@@ -209,44 +214,73 @@ void relink_and_lay_out(const TimelineData& full, const std::vector<std::int32_t
 
 }
 
-// Activations: a shown thread's own and its folded subtree's, in start
-// order (they never overlap: one thread runs at a time); edges and findings
-// moved to the stand-ins.
-void move_to_stand_ins(const TimelineData& full, const std::vector<Hidden>& hidden, FilteredTimeline& result) {
+// Activations: a shown thread's own and its folded subtree's, on its new
+// row, in start order (they never overlap: one thread runs at a time),
+// placed as place_activation() places them. Each row's are gathered in
+// the whole trace's row order and sorted stably by start on their own: the
+// order a stable sort of all of them by start would give each row, without
+// sorting all of them.
+void move_activations(const TimelineData& full, const std::vector<Hidden>& hidden, FilteredTimeline& result) {
   TimelineData& d = result.data;
-  std::vector<TimelineActivation> activations;
+  // Per original thread, where its activations go: (row, thread) in the
+  // result, or none; one lookup an activation.
+  struct Target {
+    std::int32_t row = kNone;
+    std::int32_t thread = kNone;
+  };
+  std::vector<Target> target(full.threads.size());
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    const std::int32_t to = result.shown_as[i];
+    if (to < 0 || hidden[i] == Hidden::plumbing || hidden[i] == Hidden::short_lived) continue;
+    target[i] = Target{d.threads[static_cast<std::size_t>(to)].row, to};
+  }
+  std::vector<std::size_t> count(d.rows.size(), 0);
   for (const TimelineRow& r : full.rows)
-    for (const TimelineActivation& a : r.activations) {
-      const Hidden h = hidden[a.thread];
-      if (h == Hidden::plumbing || h == Hidden::short_lived) continue;
-      const std::int32_t to = result.shown_as[a.thread];
-      if (to >= 0) activations.push_back(TimelineActivation{a.start, a.end, static_cast<std::uint32_t>(to)});
+    for (const TimelineActivation& a : r.activations)
+      if (const Target t = target[a.thread]; t.row >= 0) ++count[static_cast<std::size_t>(t.row)];
+  for (std::size_t k = 0; k < d.rows.size(); ++k) d.rows[k].activations.reserve(count[k]);
+  for (const TimelineRow& r : full.rows)
+    for (const TimelineActivation& a : r.activations)
+      if (const Target t = target[a.thread]; t.row >= 0)
+        d.rows[static_cast<std::size_t>(t.row)].activations.push_back(
+            TimelineActivation{a.start, a.end, static_cast<std::uint32_t>(t.thread)});
+  const auto by_start = [](const TimelineActivation& a, const TimelineActivation& b) { return a.start < b.start; };
+  for (TimelineRow& row : d.rows) {
+    std::vector<TimelineActivation>& acts = row.activations;
+    if (!std::is_sorted(acts.begin(), acts.end(), by_start)) std::stable_sort(acts.begin(), acts.end(), by_start);
+    // place_activation's clip: each starts no earlier than the one before ends.
+    for (std::size_t k = 0; k < acts.size(); ++k) {
+      if (k > 0) acts[k].start = std::max(acts[k].start, acts[k - 1].end);
+      acts[k].end = std::max(acts[k].end, acts[k].start);
     }
-  std::stable_sort(activations.begin(), activations.end(),
-                   [](const TimelineActivation& a, const TimelineActivation& b) { return a.start < b.start; });
-  for (const TimelineActivation& a : activations) place_activation(d, a);
+  }
+}
 
-  // Edges, moved to the stand-ins; gone when an end is hidden with none, or
-  // when both ends now are one thread.
-  d.edges.reserve(full.edges.size());
+// Edges and findings, moved to the stand-ins: an edge is gone when an end
+// is hidden with none, or when both ends now are one thread. Reads only
+// `full`, `shown_as` and writes only the edges and findings of the result,
+// so it runs beside the layout.
+void move_edges_and_findings(const TimelineData& full, const std::vector<std::int32_t>& shown_as,
+                             std::vector<TimelineEdge>& edges, std::vector<TimeNs>& edge_times,
+                             std::vector<TimelineAnomaly>& anomalies) {
+  edges.reserve(full.edges.size());
+  edge_times.reserve(full.edges.size());
   for (const TimelineEdge& e : full.edges) {
     TimelineEdge m = e;
     bool keep = true;
     for (std::int32_t* end : {&m.src, &m.dst}) {
       if (*end < 0) continue;
-      *end = result.shown_as[static_cast<std::size_t>(*end)];
+      *end = shown_as[static_cast<std::size_t>(*end)];
       if (*end < 0) keep = false;
     }
     if (!keep || (m.src >= 0 && m.src == m.dst)) continue;
-    d.edges.push_back(m);
-    d.edge_times.push_back(m.time);
+    edges.push_back(m);
+    edge_times.push_back(m.time);
   }
-  d.anomalies = full.anomalies;
-  for (TimelineAnomaly& a : d.anomalies)
+  anomalies = full.anomalies;
+  for (TimelineAnomaly& a : anomalies)
     for (std::int32_t* t : {&a.thread, &a.from, &a.suspect})
-      if (*t >= 0) *t = result.shown_as[static_cast<std::size_t>(*t)];
-  index_finding_rows(d);
-
+      if (*t >= 0) *t = shown_as[static_cast<std::size_t>(*t)];
 }
 
 }  // namespace
@@ -281,8 +315,19 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
   const std::vector<Hidden>& hidden = h.hidden;
   const std::vector<std::int32_t> final_of = final_stand_ins(hidden, h.stand);
   keep_shown_threads(full, hidden, final_of, result);
+  // The edges and findings on the second core, while this one lays the
+  // threads out and moves their activations.
+  TimelineData& moved = result.data;
+  auto edges = std::async(std::launch::async, [&full, &result, &moved] {
+    move_edges_and_findings(full, result.shown_as, moved.edges, moved.edge_times, moved.anomalies);
+  });
   relink_and_lay_out(full, parent, hidden, final_of, result);
-  move_to_stand_ins(full, hidden, result);
+  edges.get();
+  // The findings' rows on the second core, while this one moves the
+  // activations: both read the threads' new rows, and write apart.
+  auto finding_rows = std::async(std::launch::async, [&moved] { index_finding_rows(moved); });
+  move_activations(full, hidden, result);
+  finding_rows.get();
 
   TimelineData& d = result.data;
   d.source = full.source;

@@ -3,9 +3,13 @@
 // hides exactly the bind that only reads its input and re-parents its
 // child; folding a subtree draws it on its root's row; the duration bound
 // hides exactly the short thread; an empty filter gives the picture back.
+// On a generated trace, the activations and edges each filter moves are
+// those its definition gives, computed the plain way.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <tuple>
 
+#include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/viewer/declutter_trace.hpp"
 #include "tests/viewer/loaded_timeline.hpp"
 #include "viewer/timeline/timeline_data.hpp"
@@ -127,4 +131,104 @@ TEST_CASE("all three at once, and an empty filter gives the loaded picture back"
     CHECK(none.shown_as[i] == std::int32_t(i));
   }
   CHECK(none.data.edges.size() == t.data.edges.size());
+}
+
+namespace {
+
+// What the filter's header promises of the activations and edges, computed
+// the plain way: every kept activation, in the whole trace's row order,
+// sorted stably by start all together and placed one by one with
+// place_activation() on the filtered rows; every edge with both ends
+// shown (or the scheduler), moved to the stand-ins, in the whole trace's
+// order. `dropped(i)`: thread i's activations are not drawn (a hidden
+// plumbing or short-lived thread).
+template <class Dropped>
+void check_moved_like_the_definition(const TimelineData& full, const FilteredTimeline& got, Dropped dropped) {
+  TimelineData want = got.data;
+  for (TimelineRow& r : want.rows) r.activations.clear();
+  std::vector<TimelineActivation> all;
+  for (const TimelineRow& r : full.rows)
+    for (const TimelineActivation& a : r.activations)
+      if (!dropped(a.thread) && got.shown_as[a.thread] >= 0)
+        all.push_back(TimelineActivation{a.start, a.end, static_cast<std::uint32_t>(got.shown_as[a.thread])});
+  std::stable_sort(all.begin(), all.end(),
+                   [](const TimelineActivation& a, const TimelineActivation& b) { return a.start < b.start; });
+  for (const TimelineActivation& a : all) place_activation(want, a);
+  REQUIRE(want.rows.size() == got.data.rows.size());
+  std::size_t moved = 0;
+  for (std::size_t r = 0; r < want.rows.size(); ++r) {
+    const auto& w = want.rows[r].activations;
+    const auto& g = got.data.rows[r].activations;
+    REQUIRE(w.size() == g.size());
+    for (std::size_t k = 0; k < w.size(); ++k) {
+      INFO("row " << r << ", activation " << k);
+      CHECK(std::tie(w[k].start, w[k].end, w[k].thread) == std::tie(g[k].start, g[k].end, g[k].thread));
+    }
+    moved += g.size();
+  }
+  CHECK(moved > 0);
+  std::vector<std::tuple<TimeNs, std::int32_t, std::int32_t, int>> edges_want, edges_got;
+  for (const TimelineEdge& e : full.edges) {
+    const std::int32_t src = e.src < 0 ? e.src : got.shown_as[std::size_t(e.src)];
+    const std::int32_t dst = e.dst < 0 ? e.dst : got.shown_as[std::size_t(e.dst)];
+    if ((e.src >= 0 && src < 0) || (e.dst >= 0 && dst < 0) || (src >= 0 && src == dst)) continue;
+    edges_want.emplace_back(e.time, src, dst, int(e.kind));
+  }
+  for (const TimelineEdge& e : got.data.edges) edges_got.emplace_back(e.time, e.src, e.dst, int(e.kind));
+  CHECK(edges_got == edges_want);
+  CHECK(got.data.edge_times.size() == got.data.edges.size());
+  CHECK(got.data.check_invariants());
+}
+
+}  // namespace
+
+TEST_CASE("filtered activations and edges are those the definition gives, on a generated trace",
+          "[timeline][filter]") {
+  samples::SyntheticOptions options;
+  options.records = 80'000;
+  options.seed = 5;
+  test::LoadedTimeline t(samples::synthetic_trace_text(options), "filter-generated");
+  const TimelineData& full = t.data;
+  std::vector<bool> plumbing(full.threads.size(), false);
+  for (const std::uint32_t i : plumbing_threads(full)) plumbing[i] = true;
+  REQUIRE(std::count(plumbing.begin(), plumbing.end(), true) > 100);
+
+  SECTION("simplify binds") {
+    const FilteredTimeline got = filter_timeline(full, TimelineFilter{true, {}, 0});
+    CHECK(got.plumbing == std::size_t(std::count(plumbing.begin(), plumbing.end(), true)));
+    check_moved_like_the_definition(full, got, [&](std::uint32_t i) { return bool(plumbing[i]); });
+  }
+  SECTION("folded subtrees: their activations on their roots' rows, clipped where they meet") {
+    // The parents of every 97th thread: many roots, nested ones among them.
+    std::vector<ThreadId> roots;
+    for (std::size_t i = 0; i < full.threads.size(); i += 97)
+      if (full.threads[i].parent >= 0) roots.push_back(full.threads[i].parent);
+    const FilteredTimeline got = filter_timeline(full, TimelineFilter{false, roots, 0});
+    CHECK(got.folded > 100);
+    check_moved_like_the_definition(full, got, [](std::uint32_t) { return false; });
+    // The same, with each row's activations starting on whole microseconds
+    // (many rows' at once: ties) and each lasting until the next on its
+    // row: still sorted and disjoint on their rows, but a folded subtree's
+    // now overlap on its root's row, where the later one is clipped.
+    TimelineData stretched = full;
+    std::size_t overlapping = 0;
+    for (TimelineRow& r : stretched.rows) {
+      auto& acts = r.activations;
+      for (std::size_t k = 0; k < acts.size(); ++k)
+        acts[k].start = std::max(k > 0 ? acts[k - 1].start : TimeNs{0}, acts[k].start / 1'000 * 1'000);
+      for (std::size_t k = 0; k < acts.size(); ++k) {
+        const TimeNs end = k + 1 < acts.size() ? acts[k + 1].start : stretched.end_time;
+        overlapping += end > acts[k].end;
+        acts[k].end = std::max(acts[k].start, end);
+      }
+    }
+    CHECK(overlapping > 1'000);
+    const FilteredTimeline clipped = filter_timeline(stretched, TimelineFilter{false, roots, 0});
+    check_moved_like_the_definition(stretched, clipped, [](std::uint32_t) { return false; });
+  }
+  SECTION("the duration bound") {
+    const FilteredTimeline got = filter_timeline(full, TimelineFilter{false, {}, 20'000});
+    CHECK(got.short_lived > 100);
+    check_moved_like_the_definition(full, got, [](std::uint32_t) { return false; });
+  }
 }
