@@ -77,6 +77,11 @@ inline constexpr DerivedTable kRowSpansTable{
     "spans BLOB NOT NULL, PRIMARY KEY(row, layer, level, reach, seq)) WITHOUT ROWID",
     "the rows' spans"};
 inline constexpr std::string_view kRowSpansSpanKey = "row_spans_span";
+// How many entries level 0 of the running layer holds on the rows from
+// kIdleBandRow on (row_spans.hpp): every activation, and every idle band.
+// A reader that takes them all in place of the activations' table checks
+// that it read that many, so that a chunk lost is never drawn as no work.
+inline constexpr std::string_view kRowSpansPlacedKey = "row_spans_placed";
 
 // The whole trace's run time per bin, exact (run_time_bins.hpp): the bins
 // with any, by number; and meta's key for their width. Written by the

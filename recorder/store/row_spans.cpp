@@ -340,6 +340,13 @@ Status write_row_spans(SqliteDatabase& db, const std::vector<RowSpanChunk>& chun
   meta.value().bind(1, kRowSpansSpanKey);
   meta.value().bind(2, static_cast<std::int64_t>(span));
   if (Status s = meta.value().run(); !s.ok()) return s;
+  std::int64_t placed = 0;
+  for (const RowSpanChunk& c : chunks)
+    if (c.level == 0 && c.layer == RowSpanLayer::running && c.row >= kIdleBandRow) placed += c.count;
+  meta.value().reset();
+  meta.value().bind(1, kRowSpansPlacedKey);
+  meta.value().bind(2, placed);
+  if (Status s = meta.value().run(); !s.ok()) return s;
   auto insert =
       BulkInsert::prepare(db, "row_spans(row, layer, level, reach, seq, start, count, spans)", 8);
   if (!insert) return insert.error();

@@ -166,15 +166,25 @@ TEST_CASE("hostile: a value out of range in any checked column is refused where 
     REQUIRE(edit_database(db, c.sql).empty());
     // Opening reads no row of these tables: the database opens.
     CHECK(open_error(db).empty());
-    std::vector<std::vector<std::string>> commands = {{"render", "-o", dir.file("c.png"), db}};
+    // The timeline's load takes the activations, placed, from row_spans
+    // when it can stand for them (timeline_data.cpp): render reads the
+    // activations' table where it has none, as in an older Skein's
+    // database.
+    std::string rendered = db;
+    if (c.sql.find("UPDATE activations") == 0) {
+      rendered = make_database(dir, "column-without-row-spans.db");
+      REQUIRE(edit_database(rendered, c.sql + "; DROP TABLE row_spans").empty());
+    }
+    std::vector<std::vector<std::string>> commands = {{"render", "-o", dir.file("c.png"), rendered}};
     if (c.exported) commands.push_back({"export", db, "--format", "chrome", "-o", dir.file("c.json")});
     for (const std::vector<std::string>& args : commands) {
+      const std::string& read = args[0] == "render" ? rendered : db;
       INFO(args[0]);
       const ProcessResult run = run_skein(args);
       // export's 1 is a record it cannot write (export_command.cpp); render
       // stops at a database it cannot read.
       CHECK(run.exit_code == (args[0] == "export" ? 1 : 2));
-      CHECK(run.err.find(db + ": damaged Skein database: " + c.message) != std::string::npos);
+      CHECK(run.err.find(read + ": damaged Skein database: " + c.message) != std::string::npos);
     }
   }
   // The limits themselves pass, as integers and as reals.

@@ -126,6 +126,7 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
         "lost_records|0\n"
         "lost_records_saturated|0\n"
         "records|13\n"
+        "row_spans_placed|5\n"
         "row_spans_span|58800\n"
         "source|t.sexp\n"
         "threads|3\n"
