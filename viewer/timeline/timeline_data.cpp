@@ -1,7 +1,8 @@
 // timeline_data.cpp — load_timeline() reads the store table by table, each
 // in one pass (so SQLite walks each B-tree once), interning every string
-// (index 0 is ""): threads by id (re-sorted, duplicates dropped, if a
-// damaged file disorders them), the layout (the cache when it matches
+// (index 0 is ""): threads by id, the two halves of their ids read at once
+// on two connections (re-sorted, duplicates dropped, if a damaged file
+// disorders them), the layout (the cache when it matches
 // thread for thread, else computed and cached best-effort), the per-row
 // arrays, the activations and idle bands as the import placed them
 // (row_spans, one pass) or else the activations in id order, placed here,
@@ -92,21 +93,94 @@ ThreadOutcome outcome_of(const std::optional<std::string>& o) {
 // The stages of load_timeline(), in its order. Each reads one table (or
 // works on what the ones before read) and fills its part of `data`.
 
-// Threads, by id, and what the layout needs of each.
-Status read_threads(SqliteDatabase& db, Interner& strings, TimelineData& data,
+// The threads whose ids lie in [low, high], by id, their texts interned
+// by `strings`, and what the layout needs of each.
+Status read_thread_range(SqliteDatabase& db, ThreadId low, ThreadId high, TimeNs end_time, Interner& strings,
+                         std::vector<TimelineThread>& threads, std::vector<LayoutThread>& layout_input) {
+  auto q = db.prepare(std::string("SELECT ") + std::string(kTimelineThreadColumns) +
+                      " FROM threads WHERE id BETWEEN ?1 AND ?2 ORDER BY id");
+  if (!q) return q.error();
+  q.value().bind(1, low);
+  q.value().bind(2, high);
+  Status failed;
+  const Status walked = q.value().for_each_row([&](SqliteStatement& row) -> bool {
+    auto read = timeline_thread_from_row(row, end_time, strings);
+    if (!read) {
+      failed = read.error();
+      return false;
+    }
+    const TimelineThread& t = read.value().thread;
+    layout_input.push_back(LayoutThread{t.id, read.value().parent, t.start, t.end, read.value().merged_into, t.label != 0});
+    threads.push_back(t);
+    return true;
+  });
+  if (!walked.ok()) return walked;
+  return failed;
+}
+
+// Threads, by id, and what the layout needs of each. With a second
+// connection (`other`), the upper half of the id range is read on a second
+// thread, with strings of its own, which are then interned here and its
+// threads' texts renumbered: at 10M records the threads' 1.7M rows are
+// most of what the first frame waits for, and each row costs about the
+// same.
+Status read_threads(SqliteDatabase& db, SqliteDatabase* other, Interner& strings, TimelineData& data,
                     std::vector<LayoutThread>& layout_input) {
-  if (Status s = db.for_each_row(std::string("SELECT ") + std::string(kTimelineThreadColumns) + " FROM threads ORDER BY id",
-                                 [&](SqliteStatement& q) -> Status {
-                                   auto row = timeline_thread_from_row(q, data.end_time, strings);
-                                   if (!row) return row.error();
-                                   const TimelineThread& t = row.value().thread;
-                                   layout_input.push_back(LayoutThread{t.id, row.value().parent, t.start, t.end,
-                                                                       row.value().merged_into, t.label != 0});
-                                   data.threads.push_back(t);
-                                   return {};
-                                 });
-      !s.ok())
-    return s;
+  // The ids' range: the rowid's two ends, O(log n) each.
+  ThreadId low = INT64_MIN, high = INT64_MAX;
+  if (other != nullptr) {
+    auto lo = db.query_int("SELECT coalesce(min(id), 0) FROM threads");
+    auto hi = db.query_int("SELECT coalesce(max(id), 0) FROM threads");
+    if (!lo) return lo.error();
+    if (!hi) return hi.error();
+    low = lo.value();
+    high = hi.value();
+  }
+  // The split: halfway, in unsigned arithmetic (ids may be any int64);
+  // none for a range of one id.
+  const ThreadId middle =
+      other != nullptr && low < high
+          ? static_cast<ThreadId>(static_cast<std::uint64_t>(low) +
+                                  (static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low)) / 2 + 1)
+          : INT64_MAX;
+  std::vector<std::string> upper_strings;
+  std::vector<TimelineThread> upper;
+  std::vector<LayoutThread> upper_layout;
+  Status upper_read;
+  std::exception_ptr upper_failure;
+  {
+    std::jthread second;
+    if (middle != INT64_MAX)
+      second = std::jthread([&] {
+        try {
+          Interner upper_interner(upper_strings);
+          upper_read =
+              read_thread_range(*other, middle, INT64_MAX, data.end_time, upper_interner, upper, upper_layout);
+        } catch (...) {
+          upper_failure = std::current_exception();
+        }
+      });
+    const Status lower_read =
+        read_thread_range(db, INT64_MIN, middle == INT64_MAX ? INT64_MAX : middle - 1, data.end_time, strings,
+                          data.threads, layout_input);
+    if (second.joinable()) second.join();
+    if (upper_failure) std::rethrow_exception(upper_failure);
+    if (!lower_read.ok()) return lower_read;
+  }
+  if (!upper_read.ok()) return upper_read;
+  if (!upper.empty()) {
+    std::vector<std::uint32_t> renumbered(upper_strings.size(), 0);
+    for (std::size_t k = 1; k < upper_strings.size(); ++k) renumbered[k] = strings.intern(upper_strings[k]);
+    data.threads.reserve(data.threads.size() + upper.size());
+    layout_input.reserve(layout_input.size() + upper_layout.size());
+    for (TimelineThread& t : upper) {
+      t.label = renumbered[t.label];
+      t.kind = renumbered[t.kind];
+      t.failure = renumbered[t.failure];
+      data.threads.push_back(t);
+    }
+    layout_input.insert(layout_input.end(), upper_layout.begin(), upper_layout.end());
+  }
   // Defensive: ORDER BY id walks the table's B-tree, which in a damaged
   // file may give ids out of order, or one twice.
   sort_threads_by_id(data.threads, layout_input);
@@ -544,7 +618,14 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   SqliteDatabase& db = store.database();
 
   std::vector<LayoutThread> layout_input;
-  if (Status s = read_threads(db, strings, data, layout_input); !s.ok()) return s.error();
+  // A reader of its own for the second thread: the threads' upper half,
+  // then the records.
+  std::optional<TraceStore> events_reader;
+  if (store.owner())
+    if (auto reader = store.owner()->reader(); reader) events_reader.emplace(std::move(reader).value());
+  if (Status s = read_threads(db, events_reader ? &events_reader->database() : nullptr, strings, data, layout_input);
+      !s.ok())
+    return s.error();
   std::vector<TimeNs> idle_starts;
   // Room for the edges too, as the heads count them, made here: what the
   // records' thread below allocates stays in a malloc arena of its own.
@@ -569,9 +650,6 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
     if (row_labels && !row_labels.value().counts.empty() && options.label_lists)
       label_lists = read_thread_label_lists(from);
   };
-  std::optional<TraceStore> events_reader;
-  if (store.owner())
-    if (auto reader = store.owner()->reader(); reader) events_reader.emplace(std::move(reader).value());
   std::exception_ptr events_failure;
   // Joined on every way out of this function, an exception on this side
   // included, before anything it reads or writes is destroyed.

@@ -446,6 +446,27 @@ TEST_CASE("timeline window: the rows' spans, run time and edges per bin the impo
   }
 }
 
+TEST_CASE("timeline window: the whole load's threads, read in two halves of their ids, hold the texts their table holds") {
+  test::TempDir dir;
+  // Failures and kinds of many texts: the generated program's.
+  const std::string db = imported(dir, "g", samples::synthetic_trace_text(generated(60'000, 13)));
+  auto store = TraceStore::open(db);
+  REQUIRE(store.ok());
+  auto loaded = load_timeline(store.value(), TimelineLoadOptions{false});
+  REQUIRE(loaded.ok());
+  const TimelineData& d = loaded.value();
+  std::string got;
+  std::set<std::string> kinds;
+  for (const TimelineThread& t : d.threads) {
+    got += std::to_string(t.id) + "|" + d.text(t.kind) + "|" + d.text(t.failure) + "|" + std::to_string(t.start) + "\n";
+    kinds.insert(d.text(t.kind));
+  }
+  CHECK(kinds.size() > 3);
+  CHECK(d.threads.size() > 1'000);
+  CHECK(got == test::query(db, "SELECT id, coalesce(kind, ''), coalesce(failure, ''), created FROM threads ORDER BY id"));
+  CHECK(d.check_invariants());
+}
+
 TEST_CASE("timeline window: a load whose row_spans cannot stand for the activations reads their table instead") {
   test::TempDir dir;
   const std::string db = imported(dir, "g", samples::synthetic_trace_text(generated(30'000, 11)));
