@@ -3,10 +3,12 @@
 // the filtering when latest_ has moved on, and always delivers, so that
 // in_flight_ counts down exactly once per job. The delivery applies the
 // result only when its generation is still generation_. when_idle()
-// functions wait in on_idle_ until in_flight_ is back to zero.
+// functions wait in on_idle_ until in_flight_ is back to zero. Dropping or
+// replacing a filtered copy gives its memory back (freed_memory.hpp).
 #include "viewer/app/filtered_view.hpp"
 
 #include "viewer/app/background_worker.hpp"
+#include "viewer/timeline/freed_memory.hpp"
 
 namespace skein {
 
@@ -39,7 +41,11 @@ void FilteredView::post_filter() {
   const quint64 generation = ++generation_;
   latest_->store(generation);
   if (!full_ || filter_.empty()) {
-    filtered_.reset();
+    // A filtered copy of a whole trace, dropped (when no one else holds it).
+    if (filtered_) {
+      filtered_.reset();
+      release_freed_memory();
+    }
     pending_ = false;
     return;
   }
@@ -51,9 +57,11 @@ void FilteredView::post_filter() {
       result = std::make_shared<const FilteredTimeline>(filter_timeline(*full, filter));
     worker->deliver([this, generation, result = std::move(result)]() mutable {
       if (generation == generation_ && result) {
+        const bool replaced = filtered_ != nullptr;
         filtered_ = std::move(result);
         pending_ = false;
         emit view_ready();
+        if (replaced) release_freed_memory();
       }
       job_done();
     });

@@ -19,9 +19,6 @@
 #include <functional>
 #include <thread>
 #include <unordered_map>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/activations_table.hpp"
@@ -29,6 +26,7 @@
 #include "recorder/store/row_spans.hpp"
 #include "recorder/store/store_value_check.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/timeline/freed_memory.hpp"
 #include "viewer/timeline/layout_cache.hpp"
 #include "recorder/store/thread_layout.hpp"
 #include "viewer/timeline/string_interner.hpp"
@@ -672,12 +670,10 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
     events_thread.join();
     events_reader.reset();
     if (events_failure) std::rethrow_exception(events_failure);
-#ifdef __GLIBC__
     // The second thread allocated from a malloc arena of its own, and
     // what it freed there (its decoding buffers, the edges' growth) would
     // otherwise stay resident for as long as the process runs.
-    malloc_trim(0);
-#endif
+    release_freed_memory();
   } else {
     events_read = read_events(db, strings, data, idle_starts);
     if (events_read.ok()) read_labels(db);

@@ -16,6 +16,7 @@
 
 #include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/thread_layout.hpp"
+#include "viewer/timeline/freed_memory.hpp"
 
 namespace skein {
 namespace {
@@ -259,12 +260,13 @@ void move_activations(const TimelineData& full, const std::vector<Hidden>& hidde
 // Edges and findings, moved to the stand-ins: an edge is gone when an end
 // is hidden with none, or when both ends now are one thread. Reads only
 // `full`, `shown_as` and writes only the edges and findings of the result,
-// so it runs beside the layout.
+// so it runs beside the layout. It allocates nothing: the caller reserves
+// room for every edge and finding on its own thread, so that the memory is
+// its malloc arena's, given back to the system when the result is freed,
+// rather than a second thread's arena, which keeps what it frees resident.
 void move_edges_and_findings(const TimelineData& full, const std::vector<std::int32_t>& shown_as,
                              std::vector<TimelineEdge>& edges, std::vector<TimeNs>& edge_times,
                              std::vector<TimelineAnomaly>& anomalies) {
-  edges.reserve(full.edges.size());
-  edge_times.reserve(full.edges.size());
   for (const TimelineEdge& e : full.edges) {
     TimelineEdge m = e;
     bool keep = true;
@@ -277,7 +279,7 @@ void move_edges_and_findings(const TimelineData& full, const std::vector<std::in
     edges.push_back(m);
     edge_times.push_back(m.time);
   }
-  anomalies = full.anomalies;
+  anomalies.assign(full.anomalies.begin(), full.anomalies.end());
   for (TimelineAnomaly& a : anomalies)
     for (std::int32_t* t : {&a.thread, &a.from, &a.suspect})
       if (*t >= 0) *t = shown_as[static_cast<std::size_t>(*t)];
@@ -293,7 +295,10 @@ std::vector<std::uint32_t> plumbing_threads(const TimelineData& data) {
   return out;
 }
 
-FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter& filter) {
+namespace {
+
+// The filter itself (filter_timeline).
+FilteredTimeline derive_filtered(const TimelineData& full, const TimelineFilter& filter) {
   FilteredTimeline result;
   const std::size_t n = full.threads.size();
   if (filter.empty()) {
@@ -318,13 +323,18 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
   // The edges and findings on the second core, while this one lays the
   // threads out and moves their activations.
   TimelineData& moved = result.data;
+  moved.edges.reserve(full.edges.size());
+  moved.edge_times.reserve(full.edges.size());
+  moved.anomalies.reserve(full.anomalies.size());
+  moved.finding_rows.reserve(full.anomalies.size());
   auto edges = std::async(std::launch::async, [&full, &result, &moved] {
     move_edges_and_findings(full, result.shown_as, moved.edges, moved.edge_times, moved.anomalies);
   });
   relink_and_lay_out(full, parent, hidden, final_of, result);
   edges.get();
   // The findings' rows on the second core, while this one moves the
-  // activations: both read the threads' new rows, and write apart.
+  // activations: both read the threads' new rows, and write apart (into
+  // room reserved above).
   auto finding_rows = std::async(std::launch::async, [&moved] { index_finding_rows(moved); });
   move_activations(full, hidden, result);
   finding_rows.get();
@@ -341,6 +351,15 @@ FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter&
   d.label_lists = full.label_lists;
   d.label_lists_error = full.label_lists_error;
   d.sites = full.sites;
+  return result;
+}
+
+}  // namespace
+
+FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter& filter) {
+  FilteredTimeline result = derive_filtered(full, filter);
+  // The derivation's own arrays (per thread, per row) are gone now.
+  release_freed_memory();
   return result;
 }
 
