@@ -446,7 +446,7 @@ TEST_CASE("timeline window: the rows' spans, run time and edges per bin the impo
   }
 }
 
-TEST_CASE("timeline window: the whole load's threads, read in two halves of their ids, hold the texts their table holds") {
+TEST_CASE("timeline window: the whole load's threads, read in two halves of their ids at once, and its edges hold what their tables hold") {
   test::TempDir dir;
   // Failures and kinds of many texts: the generated program's.
   const std::string db = imported(dir, "g", samples::synthetic_trace_text(generated(60'000, 13)));
@@ -465,6 +465,27 @@ TEST_CASE("timeline window: the whole load's threads, read in two halves of thei
   CHECK(d.threads.size() > 1'000);
   CHECK(got == test::query(db, "SELECT id, coalesce(kind, ''), coalesce(failure, ''), created FROM threads ORDER BY id"));
   CHECK(d.check_invariants());
+  // The edges, read on the second thread while the first places the rows:
+  // the records SQL gives, with their threads (none for the scheduler or an
+  // id no thread has) and notify reasons, by time and then in trace order.
+  std::string edges_got;
+  const auto id_of = [&](std::int32_t i) { return i < 0 ? std::string() : std::to_string(d.threads[std::size_t(i)].id); };
+  static const char* const kHead[] = {"spawn", "wait", "read", "notify", "resolve"};
+  for (const TimelineEdge& e : d.edges)
+    edges_got += std::to_string(e.time) + "|" + kHead[int(e.kind)] + "|" + id_of(e.src) + "|" + id_of(e.dst) + "|" +
+                 (e.kind == EdgeKind::notify ? d.text(e.text) : std::string()) + "\n";
+  const std::string edges_want = test::query(
+      db, "SELECT e.time, h.name, CASE WHEN e.actor IN (SELECT id FROM threads) THEN e.actor ELSE '' END, "
+          "CASE WHEN e.target IN (SELECT id FROM threads) THEN e.target ELSE '' END, "
+          "CASE WHEN h.name = 'notify' THEN coalesce(e.text, '') ELSE '' END FROM events AS e "
+          "JOIN heads AS h ON h.id = e.head WHERE h.name IN ('spawn', 'wait', 'read', 'notify', 'resolve') "
+          "AND e.time IS NOT NULL ORDER BY e.time, e.id");
+  CHECK(d.edges.size() > 10'000);
+  CHECK(edges_got == edges_want);
+  std::set<std::string> reasons;
+  for (const TimelineEdge& e : d.edges)
+    if (e.kind == EdgeKind::notify) reasons.insert(d.text(e.text));
+  CHECK(reasons.size() > 2);
 }
 
 TEST_CASE("timeline window: a load whose row_spans cannot stand for the activations reads their table instead") {
