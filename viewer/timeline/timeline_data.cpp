@@ -121,7 +121,10 @@ Status read_thread_range(SqliteDatabase& db, ThreadId low, ThreadId high, TimeNs
 // thread, with strings of its own, which are then interned here and its
 // threads' texts renumbered: at 10M records the threads' 1.7M rows are
 // most of what the first frame waits for, and each row costs about the
-// same.
+// same. Each half is a range of the table's key: in a damaged file whose
+// B-tree is out of order, a range can miss rows that a scan of the whole
+// table would meet, and those threads are then not drawn (never drawn
+// wrong: every row read is checked, and the threads sorted by id).
 Status read_threads(SqliteDatabase& db, SqliteDatabase* other, Interner& strings, TimelineData& data,
                     std::vector<LayoutThread>& layout_input) {
   // The ids' range: the rowid's two ends, O(log n) each.

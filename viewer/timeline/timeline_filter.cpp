@@ -261,9 +261,9 @@ void move_activations(const TimelineData& full, const std::vector<Hidden>& hidde
 // is hidden with none, or when both ends now are one thread. Reads only
 // `full`, `shown_as` and writes only the edges and findings of the result,
 // so it runs beside the layout. It allocates nothing: the caller reserves
-// room for every edge and finding on its own thread, so that the memory is
-// its malloc arena's, given back to the system when the result is freed,
-// rather than a second thread's arena, which keeps what it frees resident.
+// room for every edge and finding before it starts, so that nothing is
+// regrown on the way and the result's arrays all come from the caller's
+// thread.
 void move_edges_and_findings(const TimelineData& full, const std::vector<std::int32_t>& shown_as,
                              std::vector<TimelineEdge>& edges, std::vector<TimeNs>& edge_times,
                              std::vector<TimelineAnomaly>& anomalies) {
