@@ -30,13 +30,22 @@ std::optional<std::int64_t> read_meta_int(SqliteDatabase& db, std::string_view k
   return q.value().int64(0);
 }
 
-Status set_layout_row_count(SqliteDatabase& db, std::int64_t rows) {
+Status write_meta_int(SqliteDatabase& db, std::string_view key, std::int64_t value) {
   auto q = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)");
   if (!q) return q.error();
-  q.value().bind(1, kLayoutRowsKey);
-  q.value().bind(2, rows);
+  q.value().bind(1, key);
+  q.value().bind(2, value);
   return q.value().run();
 }
+
+Status delete_meta(SqliteDatabase& db, std::string_view key) {
+  auto q = db.prepare("DELETE FROM meta WHERE key = ?1");
+  if (!q) return q.error();
+  q.value().bind(1, key);
+  return q.value().run();
+}
+
+Status set_layout_row_count(SqliteDatabase& db, std::int64_t rows) { return write_meta_int(db, kLayoutRowsKey, rows); }
 
 Status replace_derived_rows(SqliteDatabase& db, const DerivedTable& table, std::string_view schema) {
   const std::string prefix = schema.empty() ? std::string() : std::string(schema) + ".";

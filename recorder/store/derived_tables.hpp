@@ -194,6 +194,10 @@ inline constexpr std::array<const DerivedTable*, 10> kDerivedTables{
 // hold only a connection.
 [[nodiscard]] std::optional<std::int64_t> read_meta_int(SqliteDatabase& db, std::string_view key);
 
+// Sets meta's integer under `key`, and deletes the key: the derived
+// tables' writers, which record their keys in the same transaction.
+[[nodiscard]] Status write_meta_int(SqliteDatabase& db, std::string_view key, std::int64_t value);
+[[nodiscard]] Status delete_meta(SqliteDatabase& db, std::string_view key);
 // Records the layout's row count in meta (kLayoutRowsKey).
 [[nodiscard]] Status set_layout_row_count(SqliteDatabase& db, std::int64_t rows);
 // Makes the view `anomalies` exist as Skein defines it, inside the caller's

@@ -40,21 +40,6 @@ std::vector<EdgeBin> coarser(const std::vector<EdgeBin>& bins) {
   return out;
 }
 
-Status set_meta(SqliteDatabase& db, std::string_view key, std::int64_t value) {
-  auto meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)");
-  if (!meta) return meta.error();
-  meta.value().bind(1, key);
-  meta.value().bind(2, value);
-  return meta.value().run();
-}
-
-Status drop_meta(SqliteDatabase& db, std::string_view key) {
-  auto q = db.prepare("DELETE FROM meta WHERE key = ?1");
-  if (!q) return q.error();
-  q.value().bind(1, key);
-  return q.value().run();
-}
-
 }  // namespace
 
 void EdgeBinCounter::coarsen() {
@@ -90,13 +75,13 @@ EdgeBins EdgeBinCounter::finish() const {
 
 Status write_edge_bins(SqliteDatabase& db, const EdgeBins& bins) {
   if (Status s = replace_derived_rows(db, kEdgeBinsTable); !s.ok()) return s;
-  if (Status s = set_meta(db, kEdgeBinsOriginKey, bins.origin); !s.ok()) return s;
+  if (Status s = write_meta_int(db, kEdgeBinsOriginKey, bins.origin); !s.ok()) return s;
   if (bins.levels.empty()) {
-    if (Status s = drop_meta(db, kEdgeBinsFinestKey); !s.ok()) return s;
-    return drop_meta(db, kEdgeBinsCoarsestKey);
+    if (Status s = delete_meta(db, kEdgeBinsFinestKey); !s.ok()) return s;
+    return delete_meta(db, kEdgeBinsCoarsestKey);
   }
-  if (Status s = set_meta(db, kEdgeBinsFinestKey, bins.levels.front().shift); !s.ok()) return s;
-  if (Status s = set_meta(db, kEdgeBinsCoarsestKey, bins.levels.back().shift); !s.ok()) return s;
+  if (Status s = write_meta_int(db, kEdgeBinsFinestKey, bins.levels.front().shift); !s.ok()) return s;
+  if (Status s = write_meta_int(db, kEdgeBinsCoarsestKey, bins.levels.back().shift); !s.ok()) return s;
   auto insert = BulkInsert::prepare(db, "edge_bins(shift, bin, count)", 3);
   if (!insert) return insert.error();
   for (const EdgeBinLevel& level : bins.levels) {

@@ -335,18 +335,11 @@ void build_band_spans(const std::vector<RowSpanBand>& idle, const std::vector<Ro
 
 Status write_row_spans(SqliteDatabase& db, const std::vector<RowSpanChunk>& chunks, TimeNs span) {
   if (Status s = replace_derived_rows(db, kRowSpansTable); !s.ok()) return s;
-  auto meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)");
-  if (!meta) return meta.error();
-  meta.value().bind(1, kRowSpansSpanKey);
-  meta.value().bind(2, static_cast<std::int64_t>(span));
-  if (Status s = meta.value().run(); !s.ok()) return s;
+  if (Status s = write_meta_int(db, kRowSpansSpanKey, span); !s.ok()) return s;
   std::int64_t placed = 0;
   for (const RowSpanChunk& c : chunks)
     if (c.level == 0 && c.layer == RowSpanLayer::running && c.row >= kIdleBandRow) placed += c.count;
-  meta.value().reset();
-  meta.value().bind(1, kRowSpansPlacedKey);
-  meta.value().bind(2, placed);
-  if (Status s = meta.value().run(); !s.ok()) return s;
+  if (Status s = write_meta_int(db, kRowSpansPlacedKey, placed); !s.ok()) return s;
   auto insert =
       BulkInsert::prepare(db, "row_spans(row, layer, level, reach, seq, start, count, spans)", 8);
   if (!insert) return insert.error();

@@ -67,11 +67,7 @@ ActivityBinning activity_binning(TimeNs first_time, TimeNs end_time) {
 Status write_activity_bins(SqliteDatabase& db, const ActivityBinning& binning,
                            const std::vector<std::int64_t>& run_ns) {
   if (Status s = replace_derived_rows(db, kActivityBinsTable); !s.ok()) return s;
-  auto meta = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)");
-  if (!meta) return meta.error();
-  meta.value().bind(1, kActivityBinNsKey);
-  meta.value().bind(2, static_cast<std::int64_t>(binning.bin_ns));
-  if (Status s = meta.value().run(); !s.ok()) return s;
+  if (Status s = write_meta_int(db, kActivityBinNsKey, binning.bin_ns); !s.ok()) return s;
   struct Bin {
     std::int64_t bin;
     std::int64_t run_ns;
