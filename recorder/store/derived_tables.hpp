@@ -83,6 +83,16 @@ inline constexpr std::string_view kRowSpansSpanKey = "row_spans_span";
 // that it read that many, so that a chunk lost is never drawn as no work.
 inline constexpr std::string_view kRowSpansPlacedKey = "row_spans_placed";
 
+// Each row's extent (row_extents.hpp): its first start, latest end,
+// threads and failed threads, what folding asks of a row before reading
+// it. Written by the import with layout_v2, and dropped by whoever writes
+// layout_v2 again.
+inline constexpr DerivedTable kRowExtentsTable{
+    "row_extents", "row,first_start,last_end,threads,failed",
+    "CREATE TABLE row_extents(row INTEGER PRIMARY KEY, first_start INTEGER NOT NULL, last_end INTEGER NOT NULL, "
+    "threads INTEGER NOT NULL, failed INTEGER NOT NULL)",
+    "the rows' extents"};
+
 // The whole trace's run time per bin, exact (run_time_bins.hpp): the bins
 // with any, by number; and meta's key for their width. Written by the
 // import: the overview strip draws from it without reading an activation.
@@ -169,9 +179,10 @@ inline constexpr DerivedTable kOlderTransfersTable{
     "the causes"};
 
 // The tables (the view aside), each made by replace_derived_rows.
-inline constexpr std::array<const DerivedTable*, 10> kDerivedTables{
-    &kLayoutTable,       &kCounterRangesTable, &kEventBlockReachTable, &kRowSpansTable,      &kActivityBinsTable,
-    &kEdgeBinsTable,     &kFindingsTable,      &kFindingTextsTable,    &kFindingBlocksTable, &kTransferBlocksTable};
+inline constexpr std::array<const DerivedTable*, 11> kDerivedTables{
+    &kLayoutTable,   &kCounterRangesTable, &kEventBlockReachTable, &kRowSpansTable,
+    &kRowExtentsTable, &kActivityBinsTable, &kEdgeBinsTable,       &kFindingsTable,
+    &kFindingTextsTable, &kFindingBlocksTable, &kTransferBlocksTable};
 
 // Whether `db` defines `table` (a table, or a view for kAnomaliesView)
 // exactly as Skein creates it (sqlite_schema's text word for word); false

@@ -38,7 +38,7 @@ std::vector<RowSpan> row_span_level(const std::vector<RowSpan>& exact, RowSpanLa
                                     TimeNs bucket) {
   std::vector<RowSpan> out;
   if (bucket <= 0) return exact;
-  std::vector<RowSpan> failures;  // short failed threads' ends, the first per bucket
+  std::vector<RowSpan> failures;  // short failed threads' ends, the first and last per bucket
   std::optional<RowSpan> run;
   const auto close_run = [&] {
     if (run) out.push_back(*run);
@@ -66,12 +66,14 @@ std::vector<RowSpan> row_span_level(const std::vector<RowSpan>& exact, RowSpanLa
   if (!failures.empty()) {
     std::stable_sort(failures.begin(), failures.end(),
                      [](const RowSpan& a, const RowSpan& b) { return a.start < b.start; });
-    TimeNs last_bucket = -1;
-    for (const RowSpan& f : failures) {
-      const TimeNs b = f.start / bucket;
-      if (b == last_bucket) continue;
-      last_bucket = b;
-      out.push_back(f);
+    // The first and the last of each bucket's.
+    for (std::size_t i = 0; i < failures.size();) {
+      const TimeNs b = failures[i].start / bucket;
+      std::size_t j = i + 1;
+      while (j < failures.size() && failures[j].start / bucket == b) ++j;
+      out.push_back(failures[i]);
+      if (j - 1 > i) out.push_back(failures[j - 1]);
+      i = j;
     }
   }
   std::stable_sort(out.begin(), out.end(),

@@ -20,19 +20,19 @@
 //     the bucket, with no thread;
 //   - on the lines layer, the threads kept whole: those at least
 //     kWholeThreadBuckets buckets long, and every pending one; and for the
-//     short failed threads merged into runs, the first failed end in each
-//     bucket (a failure mark).
+//     short failed threads merged into runs, the first and the last failed
+//     end in each bucket (failure marks).
 // Why runs draw the same picture: at a zoom of p ns a pixel with bucket
 // b <= p, two items merged had a gap under a pixel, so no pixel column lies
 // wholly between them: the columns the run covers are exactly those its
 // members cover (the painter marks a column for any part of an item in it,
 // render/timeline_painter.cpp). A thread wide enough for a label (36 px,
 // at least 36 b ns) is kept whole, so it keeps its text. The failure bars
-// are the one approximation: a bucket that straddles two columns may show
-// its first failure in the first column where the painter, with every
-// failure, would also mark the second: one pixel at most; and at the
-// window's left edge, a bucket whose first failure lies before the window
-// shows none in column 0.
+// too: the painter draws one in each column that holds a failed end, and a
+// bucket meets at most two columns, so a column holds a failed end of a
+// bucket exactly when it holds the bucket's first (the bucket straddles
+// its right edge, or lies within it) or its last (the bucket straddles
+// its left edge, or the window's).
 //
 // Invariants of the table (row_spans_test.cpp checks each against a brute
 // force):

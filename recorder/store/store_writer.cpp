@@ -202,6 +202,10 @@ Status StoreWriter::add_row_spans(const std::vector<RowSpanChunk>& chunks, TimeN
   return write_row_spans(s_->db, chunks, span);
 }
 
+Status StoreWriter::add_row_extents(const std::vector<RowExtent>& extents) {
+  return write_row_extents(s_->db, extents);
+}
+
 Status StoreWriter::add_activity_bins(const ActivityBinning& binning, const std::vector<std::int64_t>& run_ns) {
   return write_activity_bins(s_->db, binning, run_ns);
 }

@@ -34,6 +34,7 @@
 #include "recorder/store/edge_bins.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
+#include "recorder/store/row_extents.hpp"
 #include "recorder/store/row_spans.hpp"
 #include "recorder/store/store_schema.hpp"
 
@@ -67,6 +68,8 @@ class StoreWriter {
   // The rows' spans (row_spans.hpp), built from the placed model, with the
   // trace's span their buckets are cut from.
   [[nodiscard]] Status add_row_spans(const std::vector<RowSpanChunk>& chunks, TimeNs span);
+  // The rows' extents (row_extents.hpp), from the same threads.
+  [[nodiscard]] Status add_row_extents(const std::vector<RowExtent>& extents);
   // The whole trace's run time per bin (run_time_bins.hpp).
   [[nodiscard]] Status add_activity_bins(const ActivityBinning& binning, const std::vector<std::int64_t>& run_ns);
   // The edges per bin (edge_bins.hpp).

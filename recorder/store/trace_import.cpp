@@ -21,6 +21,7 @@
 #include "recorder/store/event_block_codec.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/model_derivation.hpp"
+#include "recorder/store/row_extents.hpp"
 #include "recorder/store/row_spans.hpp"
 #include "recorder/output/output_file.hpp"
 #include "recorder/store/store_writer.hpp"
@@ -166,6 +167,8 @@ struct ParseOutcome {
   std::vector<RowSpanBand> gc_bands;
   std::vector<RowSpanChunk> row_spans;
   TimeNs row_spans_span = 0;
+  // The rows' extents (row_extents.hpp), from the same threads.
+  std::vector<RowExtent> row_extents;
   // The edges per bin (edge_bins.hpp): counted as they are parsed, their
   // levels chosen at the end.
   EdgeBinCounter edge_counter;
@@ -211,6 +214,7 @@ void build_row_spans(ParseOutcome& out) {
   out.activity_binning = activity_binning(meta_first, m.end_time != kNoTime ? m.end_time : meta_first);
   RunTimeHistogram activity(out.activity_binning.first, out.activity_binning.bin_ns, out.activity_binning.bins);
   out.row_spans = skein::build_row_spans(threads, out.activation_spans, out.row_spans_span, &activity);
+  out.row_extents = build_row_extents(threads);
   out.activity = activity.finish();
   // The bands, as the timeline derives them from the records (every
   // activation's start as stored, the trace's end as meta gives it).
@@ -583,6 +587,7 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
   // All three are built after the placement (row_spans_span > 0 then).
   if (parsed.row_spans_span > 0) {
     check(w.add_row_spans(parsed.row_spans, parsed.row_spans_span));
+    check(w.add_row_extents(parsed.row_extents));
     check(w.add_activity_bins(parsed.activity_binning, parsed.activity));
     check(w.add_edge_bins(parsed.edge_bins));
   }

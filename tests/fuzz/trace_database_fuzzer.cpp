@@ -1,7 +1,8 @@
 // trace_database_fuzzer.cpp — libFuzzer target over trace database files:
 // the input bytes are written to a file, which TraceStore::open opens as
 // every command and skein-view open a database they are given; then what
-// `skein info`, `summary` and `lint` read of it, load_timeline, the
+// `skein info`, `summary` and `lint` read of it, the first frame read from
+// the levels and drawn (timeline_first_frame.hpp), load_timeline, the
 // viewer's pictures (viewer_paths.hpp), one frame painted by
 // render_timeline_image at 160 x 90, as `skein render` and skein-view
 // draw it, a window read alone and drawn (load_timeline_window), the
@@ -32,6 +33,7 @@
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/why_answer.hpp"
 #include "viewer/render/timeline_image.hpp"
+#include "viewer/timeline/timeline_first_frame.hpp"
 #include "viewer/timeline/timeline_window.hpp"
 
 namespace {
@@ -64,6 +66,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   skein::fuzz::run_queries(store.value());
+  // The first frame read from the levels, as skein-view reads it before
+  // the whole load (the rows' extents among them): when given, it draws at
+  // the size asked, with a count of edges per column.
+  if (auto first = skein::load_timeline_first_frame(store.value(), 160, 90); !first) {
+    skein::fuzz::check_names(first.error(), path);
+  } else if (first.value()) {
+    const skein::TimelineFirstFrame& f = *first.value();
+    if (f.edge_density.size() != 160) skein::fuzz::violated("first frame's edge columns");
+    skein::TimelinePaintOptions options;
+    options.edge_density = &f.edge_density;
+    const QImage picture = skein::render_timeline_image(f.data, f.view, 160, 90, options);
+    if (picture.width() != 160 || picture.height() != 90) skein::fuzz::violated("first frame size");
+  }
   skein::TimelineLoadOptions load;
   load.write_layout_cache = false;
   load.activity = true;  // the run time per bin, as skein-view reads it

@@ -1,6 +1,7 @@
 // pixel_count.hpp — how the viewer's GUI tests check pixels: the number of
 // pixels in an area of a grabbed image within `tolerance` of a colour (the
-// sum of the red, green and blue differences), clipped to the image.
+// sum of the red, green and blue differences), clipped to the image; and
+// the number of pixels where two images of one size differ.
 #pragma once
 
 #include <QColor>
@@ -20,6 +21,13 @@ inline int count_colour(const QImage& image, const QRect& area, const QColor& co
           tolerance)
         ++n;
     }
+  return n;
+}
+
+inline int count_differing(const QImage& a, const QImage& b) {
+  int n = 0;
+  for (int y = 0; y < std::min(a.height(), b.height()); ++y)
+    for (int x = 0; x < std::min(a.width(), b.width()); ++x) n += a.pixel(x, y) != b.pixel(x, y);
   return n;
 }
 

@@ -174,6 +174,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   restoreState(QSettings().value(QLatin1String(kLayoutKey)).toByteArray(), kLayoutVersion);
 
   connect(&loader_, &TraceLoader::progress, this, &MainWindow::on_progress);
+  connect(&loader_, &TraceLoader::first_frame, this, &MainWindow::on_first_frame);
   connect(&loader_, &TraceLoader::loaded, this, &MainWindow::on_loaded);
   connect(&loader_, &TraceLoader::failed, this, &MainWindow::on_failed);
   update_status();
@@ -211,7 +212,7 @@ void MainWindow::open(const QString& path) {
   loading_path_ = path;
   // The shown trace's analysis lets go of its database first: this load
   // may replace it (a reload of a trace changed on disk).
-  job_ = loader_.load(path, QString(), inspection_->analysis()->close());
+  job_ = loader_.load(path, QString(), inspection_->analysis()->close(), timeline_->size());
   if (!progress_) {
     progress_ = new QProgressDialog(this);
     progress_->setWindowTitle(QStringLiteral("Opening"));
@@ -234,6 +235,17 @@ void MainWindow::on_progress(quint64 job, double fraction, const QString& stage)
     progress_->setRange(0, 1000);
     progress_->setValue(static_cast<int>(fraction * 1000));
   }
+}
+
+void MainWindow::on_first_frame(quint64 job, std::shared_ptr<const TimelineFirstFrame> frame) {
+  // A trace on show stays until the next one is read whole.
+  if (job != job_ || timeline_->data()) return;
+  if (progress_) progress_->deleteLater();
+  setWindowTitle(QStringLiteral("%1 — Skein").arg(QFileInfo(loading_path_).fileName()));
+  timeline_->show_first_frame(std::move(frame));
+  status_->setText(QStringLiteral("%1   ·   reading the whole trace: the first frame comes from the levels "
+                                  "the import stored, and answers once it is read")
+                       .arg(QFileInfo(loading_path_).fileName()));
 }
 
 void MainWindow::on_loaded(quint64 job, std::shared_ptr<const TimelineData> loaded) {
@@ -288,6 +300,10 @@ void MainWindow::on_loaded(quint64 job, std::shared_ptr<const TimelineData> load
 void MainWindow::on_failed(quint64 job, const QString& message, bool cancelled, const QString& replaced) {
   if (job != job_) return;
   reloading_.reset();
+  if (!timeline_->data()) {
+    timeline_->show_first_frame(nullptr);
+    update_status();
+  }
   inspection_->resume_analysis(replaced);
   if (progress_) progress_->deleteLater();
   if (!cancelled) {

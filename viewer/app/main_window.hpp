@@ -116,6 +116,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void on_progress(quint64 job, double fraction, const QString& stage);
+  void on_first_frame(quint64 job, std::shared_ptr<const TimelineFirstFrame> frame);
   void on_loaded(quint64 job, std::shared_ptr<const TimelineData> loaded);
   void on_failed(quint64 job, const QString& message, bool cancelled, const QString& replaced);
   void remember(const QString& path);

@@ -56,7 +56,15 @@ TimeWindow TimelineWidget::trace_window() const {
   return data_ ? fitted_window(data_->first_time, data_->end_time) : TimeWindow{0, 1};
 }
 
+void TimelineWidget::show_first_frame(std::shared_ptr<const TimelineFirstFrame> frame) {
+  first_frame_ = std::move(frame);
+  if (first_frame_ && !data_) view_ = first_frame_->view;
+  sync_row_bar();
+  update();
+}
+
 void TimelineWidget::set_data(std::shared_ptr<const TimelineData> data) {
+  first_frame_.reset();
   data_ = std::move(data);
   view_ = TimelineViewState{};
   history_.clear();
@@ -235,7 +243,10 @@ void TimelineWidget::sync_row_bar() {
   const TimelineGeometry g = geometry_now();
   const int row_px = TimelineGeometry::kRowHeight;
   const int slot_count = view_.slot_count();
-  const bool needed = data_ && (slot_count > static_cast<int>(std::floor(g.visible_rows())) || view_.row_offset > 0);
+  const bool needed = (data_ || first_frame_) &&
+                      (slot_count > static_cast<int>(std::floor(g.visible_rows())) || view_.row_offset > 0);
+  // A first frame holds the rows on screen only: nothing to scroll to.
+  rows_bar_->setEnabled(data_ != nullptr);
   const QSignalBlocker quiet(rows_bar_);
   rows_bar_->setRange(0, std::max(0, slot_count - 1) * row_px);
   rows_bar_->setPageStep(std::max(1, static_cast<int>(g.visible_rows() * row_px)));
@@ -253,6 +264,15 @@ QPointF TimelineWidget::pointer_or_centre() const {
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
+  if (!data_ && first_frame_ && first_frame_->width == width() && first_frame_->height == height()) {
+    TimelinePaintOptions options;
+    if (rows_bar_->isVisible()) options.rows_right_inset = rows_bar_->width();
+    options.edge_density = &first_frame_->edge_density;
+    paint_timeline(p, first_frame_->data, first_frame_->view,
+                   TimelineGeometry(width(), height(), first_frame_->data), options);
+    emit frame_painted();
+    return;
+  }
   if (!data_) {
     p.fillRect(rect(), QColor(0xfb, 0xfb, 0xfc));
     p.setPen(QColor(0x6b, 0x72, 0x80));

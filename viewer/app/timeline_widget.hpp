@@ -38,6 +38,7 @@
 #include <optional>
 
 #include "viewer/timeline/timeline_data.hpp"
+#include "viewer/timeline/timeline_first_frame.hpp"
 #include "viewer/timeline/timeline_navigation.hpp"
 #include "viewer/timeline/timeline_view.hpp"
 #include "viewer/timeline/zoom_history.hpp"
@@ -66,6 +67,12 @@ class TimelineWidget : public QWidget {
   // window, the row scroll and the zoom history, drops the selection and
   // the marks.
   void replace_data(std::shared_ptr<const TimelineData> data);
+  // While the trace loads: its first frame read from the levels
+  // (timeline_first_frame.hpp), drawn as is, with nothing to interact
+  // with, until set_data() brings the whole trace; shown only while the
+  // canvas has the size it was read for. Cleared by set_data().
+  void show_first_frame(std::shared_ptr<const TimelineFirstFrame> frame);
+  [[nodiscard]] const TimelineFirstFrame* first_frame() const { return first_frame_.get(); }
   [[nodiscard]] const TimelineData* data() const { return data_.get(); }
   [[nodiscard]] const TimelineViewState& view() const { return view_; }
   [[nodiscard]] TimelineGeometry geometry_now() const;
@@ -150,6 +157,7 @@ class TimelineWidget : public QWidget {
   [[nodiscard]] std::int64_t now_ms() const { return clock_.elapsed(); }
 
   std::shared_ptr<const TimelineData> data_;
+  std::shared_ptr<const TimelineFirstFrame> first_frame_;
   TimelineViewState view_;
   ZoomHistory history_;
   QElapsedTimer clock_;

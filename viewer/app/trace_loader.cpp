@@ -2,7 +2,8 @@
 // one to the loader's worker, where it runs once the cancelled one has
 // stopped: a wait for the `released` future (polled, so a cancel ends it),
 // open_store() (import through the cache, progress mapped to
-// stages), a cancellation check, then load_timeline() without the stored
+// stages), a cancellation check, the first frame from the stored levels
+// when the caller gave a canvas, then load_timeline() without the stored
 // findings, which the analysis worker adds after the first frame. Every
 // signal is emitted from a function delivered to the UI thread. Each job has
 // its own cancel flag; the destructor cancels the running job and waits for
@@ -18,6 +19,7 @@ namespace skein {
 
 TraceLoader::TraceLoader(QObject* parent) : QObject(parent), background_(std::make_unique<BackgroundWorker>()) {
   qRegisterMetaType<std::shared_ptr<const skein::TimelineData>>();
+  qRegisterMetaType<std::shared_ptr<const skein::TimelineFirstFrame>>();
 }
 
 TraceLoader::~TraceLoader() { cancel(); }
@@ -26,7 +28,8 @@ void TraceLoader::cancel() {
   if (cancel_) cancel_->store(true);
 }
 
-quint64 TraceLoader::load(const QString& path, const QString& cache_dir, std::shared_future<void> released) {
+quint64 TraceLoader::load(const QString& path, const QString& cache_dir, std::shared_future<void> released,
+                          QSize canvas) {
   cancel();
   const quint64 job = ++next_job_;
   auto cancelled = std::make_shared<std::atomic<bool>>(false);
@@ -34,7 +37,7 @@ quint64 TraceLoader::load(const QString& path, const QString& cache_dir, std::sh
   const std::string file = path.toStdString();
   const std::string cache = cache_dir.toStdString();
   BackgroundWorker* background = background_.get();
-  background->post([this, background, job, file, cache, cancelled, released = std::move(released)] {
+  background->post([this, background, job, file, cache, cancelled, canvas, released = std::move(released)] {
     // Every signal below is emitted on the UI thread.
     const auto report = [this, background, job](double fraction, const QString& stage) {
       background->deliver([this, job, fraction, stage] { emit progress(job, fraction, stage); });
@@ -73,6 +76,20 @@ quint64 TraceLoader::load(const QString& path, const QString& cache_dir, std::sh
     if (cancelled->load()) {
       fail(QStringLiteral("cancelled"), true);
       return;
+    }
+    if (!canvas.isEmpty()) {
+      // No frame (an older Skein's database, say) or an error reading one:
+      // the whole load below draws the first, or says what is wrong.
+      report(-1, QStringLiteral("Reading the first frame…"));
+      auto frame = load_timeline_first_frame(*opened.store, canvas.width(), canvas.height());
+      if (frame && frame.value()) {
+        auto shared = std::make_shared<const TimelineFirstFrame>(std::move(*frame.value()));
+        background->deliver([this, job, shared] { emit first_frame(job, shared); });
+      }
+      if (cancelled->load()) {
+        fail(QStringLiteral("cancelled"), true);
+        return;
+      }
     }
     report(-1, QStringLiteral("Reading the timeline…"));
     // The stored findings come after the first frame, from the analysis

@@ -18,10 +18,11 @@
 
 namespace skein {
 
-QImage render_timeline_image(const TimelineData& data, const TimelineViewState& view, int width, int height) {
+QImage render_timeline_image(const TimelineData& data, const TimelineViewState& view, int width, int height,
+                             const TimelinePaintOptions& options) {
   QImage image(width, height, QImage::Format_ARGB32_Premultiplied);
   QPainter painter(&image);
-  paint_timeline(painter, data, view, TimelineGeometry(width, height, data));
+  paint_timeline(painter, data, view, TimelineGeometry(width, height, data), options);
   painter.end();
   return image;
 }

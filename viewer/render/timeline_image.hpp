@@ -12,6 +12,7 @@
 #include <string>
 
 #include "recorder/format/diagnostic.hpp"
+#include "viewer/render/timeline_painter.hpp"
 #include "viewer/timeline/finding_focus.hpp"
 #include "viewer/timeline/timeline_data.hpp"
 #include "viewer/timeline/timeline_view.hpp"
@@ -19,7 +20,7 @@
 namespace skein {
 
 [[nodiscard]] QImage render_timeline_image(const TimelineData& data, const TimelineViewState& view, int width,
-                                           int height);
+                                           int height, const TimelinePaintOptions& options = {});
 
 struct RenderRequest {
   std::string output;  // .png or .svg

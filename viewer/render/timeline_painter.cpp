@@ -25,7 +25,6 @@
 namespace skein {
 namespace {
 
-constexpr int kMaxArrowsPerColumn = 3;
 // The selection's own edges drawn in one pixel column: a chain of
 // thousands of threads at a wide zoom is a column of arrows, not a wall.
 constexpr int kMaxSelectedArrowsPerColumn = 8;
@@ -111,10 +110,12 @@ void paint_bands(Frame& f, const std::vector<TimelineBand>& bands, const QColor&
     const double x0 = f.x(double(it->start)), x1 = f.x(double(it->end));
     mark(cover, x0, std::max(x1, x0), kLine);
     if (std::floor(x1) <= std::floor(x0)) {
-      // Sub-pixel: jump to the first band starting in the next column.
+      // Sub-pixel: jump to the first band starting in the next column; the
+      // last one starting in this column may reach further.
       const double next = f.view.mapping.t_of(std::floor(x0) + 1);
       auto jump = std::lower_bound(it + 1, bands.end(), next,
                                    [](const TimelineBand& b, double t) { return double(b.start) < t; });
+      if (jump - it > 1) mark(cover, f.x(double((jump - 1)->start)), f.x(double((jump - 1)->end)), kLine);
       it = jump;
     } else {
       ++it;
@@ -205,6 +206,15 @@ void paint_row(Frame& f, std::int32_t slot, std::vector<LabelJob>& labels) {
     }
   }
 
+  // Runs of a level of detail: few, each at least its bucket apart.
+  const auto mark_runs = [&](const std::vector<TimelineBand>& runs, std::uint8_t bit) {
+    auto it = std::lower_bound(runs.begin(), runs.end(), f.t0,
+                               [](const TimelineBand& b, double t) { return double(b.end) < t; });
+    for (; it != runs.end() && double(it->start) <= f.t1; ++it) mark(cover, f.x(double(it->start)), f.x(double(it->end)), bit);
+  };
+  mark_runs(row.line_runs, kLine);
+  mark_runs(row.running_runs, kRun);
+
   fill_runs(f.p, cover, kLine, y - kWaitingHalfHeight, 2 * kWaitingHalfHeight, style::kWaiting);
   fill_runs(f.p, cover, kSelected, y - 1.5, 3, style::kSelectedLine);
   fill_runs(f.p, cover, kRun, y - kRunningHalfHeight, 2 * kRunningHalfHeight, style::kRunning);
@@ -286,7 +296,7 @@ void paint_edge(Frame& f, const TimelineEdge& e, double width) {
   }
 }
 
-void paint_edges(Frame& f) {
+void paint_edges(Frame& f, const std::vector<float>* stored_density) {
   const auto& times = f.data.edge_times;
   auto i = static_cast<std::size_t>(
       std::lower_bound(times.begin(), times.end(), f.t0, [](TimeNs t, double v) { return double(t) < v; }) -
@@ -305,10 +315,13 @@ void paint_edges(Frame& f) {
     j = std::max(j, i + 1);
     const std::size_t count = j - i;
     if (c >= 0 && c < f.g.width) f.density[static_cast<std::size_t>(c)] += static_cast<float>(count);
+    // With stored counts, the data holds every edge of the columns it
+    // holds any of: those with at most kMaxArrowsPerColumn.
     if (count <= kMaxArrowsPerColumn)
       for (std::size_t k = i; k < j; ++k) paint_edge(f, f.data.edges[k], 1.3);
     i = j;
   }
+  if (stored_density != nullptr) f.density = *stored_density;
   // The selection's own edges, on top: only those in the window (they are
   // sorted by time), at most kMaxSelectedArrowsPerColumn a column.
   const std::vector<std::uint32_t>& selected = f.view.selected_edges;
@@ -381,7 +394,7 @@ void paint_density(Frame& f) {
     const float count = f.density[static_cast<std::size_t>(c)];
     if (count <= 0) continue;
     QColor d = style::kDensity;
-    d.setAlphaF(std::min(1.0, 0.2 + 0.8 * std::log2(1.0 + double(count)) / 10.0));
+    d.setAlphaF(edge_density_opacity(double(count)));
     f.p.fillRect(QRectF(c, y, 1, TimelineGeometry::kDensityHeight), d);
   }
 }
@@ -834,7 +847,10 @@ void paint_timeline(QPainter& painter, const TimelineData& data, const TimelineV
   std::vector<LabelJob> labels;
   for (std::int32_t s = f.first_slot; s <= f.last_slot; ++s) paint_row(f, s, labels);
   painter.setRenderHint(QPainter::Antialiasing, true);
-  paint_edges(f);
+  paint_edges(f, options.edge_density != nullptr &&
+                        options.edge_density->size() == static_cast<std::size_t>(geometry.width)
+                    ? options.edge_density
+                    : nullptr);
   paint_selected_turn(f);
   paint_anomalies(f);
   paint_path(f);

@@ -37,6 +37,11 @@ struct TimelinePaintOptions {
   // Pixels at the right of the rows that something covers (the widget's
   // scroll bar): labels end before them.
   double rows_right_inset = 0;
+  // The edges per pixel column, when the data holds only some of them (a
+  // frame read from the levels, timeline_first_frame.hpp): the density
+  // strip draws these counts, and arrows are drawn for the edges the data
+  // holds. Ignored unless it has one count per column.
+  const std::vector<float>* edge_density = nullptr;
 };
 
 void paint_timeline(QPainter& painter, const TimelineData& data, const TimelineViewState& view,

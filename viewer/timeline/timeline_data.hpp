@@ -129,6 +129,13 @@ struct TimelineRow {
   std::vector<TimeNs> end_prefix_max;
   std::vector<TimelineActivation> activations;
   std::vector<std::pair<TimeNs, std::uint32_t>> failures;  // (end, thread) of failed threads, by end
+  // Spans drawn with no thread behind them: a level of detail's runs
+  // (recorder/store/row_spans.hpp), which a frame read from the levels
+  // (timeline_first_frame.hpp) draws in place of the threads and
+  // activations merged into them. Sorted by start and disjoint; empty in
+  // a trace loaded whole.
+  std::vector<TimelineBand> line_runs;
+  std::vector<TimelineBand> running_runs;
 };
 
 struct TimelineData {

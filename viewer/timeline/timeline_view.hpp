@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -56,6 +57,18 @@ struct TimelineGeometry {
   [[nodiscard]] std::optional<std::int32_t> slot_at(double y, double row_offset) const;
   [[nodiscard]] double visible_rows() const { return double(rows_bottom() - rows_top()) / kRowHeight; }
 };
+
+// Edges on screen: the strip under the ruler shades each pixel column by
+// how many edges fall in it, and a column with at most kMaxArrowsPerColumn
+// also draws them as arrows (more would be a smear). An edge at time t
+// falls in column floor(mapping.x_of(t)). The shade's opacity is
+// edge_density_opacity(count), full from kFullDensityEdges edges on: a
+// frame that knows a column holds at least that many need not count them.
+inline constexpr int kMaxArrowsPerColumn = 3;
+inline constexpr int kFullDensityEdges = 1023;
+[[nodiscard]] inline double edge_density_opacity(double count) {
+  return std::min(1.0, 0.2 + 0.8 * std::log2(1.0 + count) / 10.0);
+}
 
 // Folding: rows with nothing to see in the window take no space. `empty`
 // folds rows with no thread alive in the window; `quiet` also folds rows

@@ -6,10 +6,8 @@
 // the blocks from the earliest time a band reaching the window can start,
 // the findings within reach, the threads those name that are not loaded
 // yet, and last the rows and row labels of every loaded thread. The event
-// blocks a time range meets are found by binary search (BlockRanges), one
-// row read a step: on event_block_reach, or, in a database without it, on
-// the blocks' own times when the trace's times never went backwards; else
-// by testing every block. A superset
+// blocks a time range meets are found by binary search
+// (recorder/store/event_block_ranges.hpp). A superset
 // of what the frame draws is harmless: the painter and the folding test
 // everything against the view's own window.
 #include "viewer/timeline/timeline_window.hpp"
@@ -22,9 +20,11 @@
 #include "recorder/format/checked_arithmetic.hpp"
 #include "recorder/store/activations_table.hpp"
 #include "recorder/store/derived_tables.hpp"
+#include "recorder/store/event_block_ranges.hpp"
 #include "recorder/store/events_table.hpp"
 #include "recorder/store/store_value_check.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/timeline/partial_reads.hpp"
 #include "viewer/timeline/string_interner.hpp"
 #include "viewer/timeline/thread_label_lists.hpp"
 #include "viewer/timeline/timeline_view.hpp"
@@ -45,109 +45,14 @@ Result<std::optional<std::int64_t>> query_optional(SqliteDatabase& db, std::stri
   return row.value() ? q.value().optional_int64(0) : std::nullopt;
 }
 
-// The event blocks that may meet a time range, as an id range, found by
-// binary search, one row read per step: on event_block_reach (the import
-// writes it; its bounds rise with the id whatever the trace's times do),
-// else on the blocks' own times when the trace's times never go backwards
-// (then every block's start and end rise with its id); else every block,
-// and the callers' time tests decide. Scanning the blocks would read a
-// page per block (each row holds its records), 100,000 pages at 100M
-// records.
-class BlockRanges {
- public:
-  static Result<BlockRanges> open(SqliteDatabase& db, bool times_rise) {
-    BlockRanges b;
-    auto last = query_optional(db, "SELECT max(id) FROM event_blocks", {});
-    if (!last) return last.error();
-    b.last_ = last.value().value_or(0);
-    // The reach table holds a row per block, or it is not this import's.
-    bool reach = defines_derived_table(db, kEventBlockReachTable);
-    if (reach) {
-      auto rows = query_optional(db, "SELECT max(id) FROM event_block_reach", {});
-      if (!rows) return rows.error();
-      reach = rows.value().value_or(0) == b.last_;
-    }
-    auto probe = db.prepare(reach ? "SELECT earliest_start, latest_end FROM event_block_reach WHERE id = ?1"
-                                  : "SELECT start, \"end\" FROM event_blocks WHERE id = ?1");
-    if (!probe) return probe.error();
-    b.probe_.emplace(std::move(probe).value());
-    b.searchable_ = reach || times_rise;
-    b.reach_ = reach;
-    return b;
-  }
-  // [first, last] ids (first > last: none).
-  Result<std::pair<std::int64_t, std::int64_t>> meeting(TimeNs from, TimeNs to) {
-    if (!searchable_ || last_ < 1) return std::make_pair(std::int64_t{1}, last_);
-    // The first block whose end reaches `from`, the last whose start is
-    // not past `to`. In the reach table a NULL latest_end comes before any
-    // time and a NULL earliest_start after; in the blocks, a block without
-    // a timed record ends the search.
-    auto first = search([&](std::optional<TimeNs>, std::optional<TimeNs> end) -> std::optional<bool> {
-      if (!end) return reach_ ? std::optional<bool>(true) : std::nullopt;
-      return *end < from;
-    });
-    if (!first) return first.error();
-    auto after = search([&](std::optional<TimeNs> start, std::optional<TimeNs>) -> std::optional<bool> {
-      if (!start) return reach_ ? std::optional<bool>(false) : std::nullopt;
-      return *start <= to;
-    });
-    if (!after) return after.error();
-    if (!first.value() || !after.value()) return std::make_pair(std::int64_t{1}, last_);
-    return std::make_pair(*first.value(), *after.value() - 1);
-  }
-
- private:
-  // The first id in 1..last_ + 1 for which `before` is false (it must be
-  // true then false along the ids); nullopt when `before` cannot tell.
-  template <class Before>
-  Result<std::optional<std::int64_t>> search(Before&& before) {
-    std::int64_t low = 1, high = last_ + 1;
-    while (low < high) {
-      const std::int64_t mid = low + (high - low) / 2;
-      probe_->bind(1, mid);
-      auto row = probe_->step();
-      if (!row) return row.error();
-      if (!row.value()) {
-        probe_->reset();
-        return std::optional<std::int64_t>();
-      }
-      const std::optional<bool> is_before = before(probe_->optional_int64(0), probe_->optional_int64(1));
-      probe_->reset();
-      if (!is_before) return std::optional<std::int64_t>();
-      if (*is_before) low = mid + 1;
-      else high = mid;
-    }
-    return std::optional<std::int64_t>(low);
-  }
-
-  std::int64_t last_ = 0;
-  bool searchable_ = false;
-  bool reach_ = false;
-  std::optional<SqliteStatement> probe_;
-};
-
-// An edge read from the records, its threads still ids.
-struct WindowEdge {
-  TimeNs time = 0;
-  ThreadId src = kNoThread;
-  ThreadId dst = kNoThread;
-  EdgeKind kind = EdgeKind::spawn;
-  std::uint32_t text = 0;
-};
-
 }  // namespace
 
 Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, TimeNs from, TimeNs to) {
   using Window = std::optional<TimelineData>;
   SqliteDatabase& db = store.database();
   TimelineData data;
-  data.source = store.path();
-  data.database = store.owner();
-  data.first_time = store.meta_int("first_time").value_or(0);
-  data.end_time = store.meta_int("end_time").value_or(data.first_time);
-  const std::optional<std::int64_t> row_count = store.meta_int(kLayoutRowsKey);
-  if (!row_count || *row_count < 0 || *row_count > INT32_MAX || !defines_derived_table(db, kLayoutTable))
-    return Window();
+  const std::optional<std::int32_t> row_count = begin_partial_read(store, data);
+  if (!row_count) return Window();
   if (to < from || double(to) - double(from) > 0.9 * kStartupFoldWindow * (double(data.end_time) - double(data.first_time)))
     return Window();
   auto gc_records = db.query_int("SELECT coalesce((SELECT records FROM heads WHERE name = 'gc'), 0)");
@@ -186,7 +91,7 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
 
   // With no reach table, the blocks' times rise when the trace's never went
   // backwards.
-  auto blocks = BlockRanges::open(db, store.meta_int("warnings.time-backwards") == std::optional<std::int64_t>(0));
+  auto blocks = EventBlockRanges::open(db, store.meta_int("warnings.time-backwards") == std::optional<std::int64_t>(0));
   if (!blocks) return blocks.error();
 
   // Activations: by id range, from the one before the window's blocks to
@@ -223,33 +128,22 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
   }
 
   // Records: edges in the widened window; idle and gc bands that reach it.
-  std::vector<WindowEdge> edges;
+  std::vector<IdEdge> edges;
   std::vector<TimeNs> idle_starts;
   {
     TimeNs records_from = lo;
     if (gc_records.value() > 0) records_from = std::min(records_from, saturating_add(lo, -*longest_gc));
     if (idle_records.value() > 0)
       records_from = std::min(records_from, last_start_before.value_or(data.first_time));
-    auto record_blocks = blocks.value().meeting(records_from, hi);
-    if (!record_blocks) return record_blocks.error();
-    const auto [first_block, last_block] = record_blocks.value();
-    auto first_event = query_optional(db,
-                                      "SELECT min(first_event) FROM event_blocks WHERE id BETWEEN ?3 AND ?4 AND "
-                                      "\"end\" >= ?1 AND start <= ?2",
-                                      {records_from, hi, first_block, last_block});
-    if (!first_event) return first_event.error();
-    auto last_event = query_optional(db,
-                                     "SELECT max(last_event) FROM event_blocks WHERE id BETWEEN ?3 AND ?4 AND "
-                                     "\"end\" >= ?1 AND start <= ?2",
-                                     {records_from, hi, first_block, last_block});
-    if (!last_event) return last_event.error();
-    if (first_event.value() && last_event.value()) {
+    auto events = blocks.value().events_meeting(records_from, hi);
+    if (!events) return events.error();
+    if (events.value()) {
       using enum RecordHead;
       const EventSelection drawn{.heads = {spawn, wait, read, notify, resolve, idle, gc},
                                  .fields = EventField::time | EventField::actor | EventField::target |
                                            EventField::value | EventField::text,
-                                 .first_event = *first_event.value(),
-                                 .last_event = *last_event.value()};
+                                 .first_event = events.value()->first,
+                                 .last_event = events.value()->second};
       if (Status s = for_each_trace_event(db, drawn, [&](const TraceEvent& r) {
             if (!r.has_time) return;
             if (r.head == idle) {
@@ -263,13 +157,7 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
               return;
             }
             if (r.time < lo || r.time > hi) return;
-            WindowEdge e;
-            e.time = r.time;
-            e.kind = edge_kind_of(r.head);
-            e.src = r.actor;
-            e.dst = r.target;
-            if (e.kind == EdgeKind::notify && r.has_text) e.text = strings.intern(r.text);
-            edges.push_back(e);
+            edges.push_back(id_edge(r, strings));
           });
           !s.ok())
         return s.error();
@@ -282,25 +170,19 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
 
   // The threads the edges and findings name that are not loaded.
   std::set<ThreadId> named;
-  for (const WindowEdge& e : edges)
+  for (const IdEdge& e : edges)
     for (const ThreadId id : {e.src, e.dst})
       if (id != kNoThread && !loaded.contains(id)) named.insert(id);
   for (const StoredFinding& f : findings)
     for (const auto& id : {f.thread, f.from, f.suspect})
       if (id && !loaded.contains(*id)) named.insert(*id);
   if (!named.empty()) {
-    auto q = db.prepare(std::string("SELECT ") + std::string(kTimelineThreadColumns) + " FROM threads WHERE id = ?1");
-    if (!q) return q.error();
+    auto by_id = ThreadsById::prepare(db);
+    if (!by_id) return by_id.error();
     for (const ThreadId id : named) {
-      q.value().bind(1, static_cast<std::int64_t>(id));
-      Status s = q.value().for_each_row([&](SqliteStatement& row) -> Status {
-        auto t = timeline_thread_from_row(row, data.end_time, strings);
-        if (!t) return t.error();
-        if (loaded.insert(t.value().thread.id).second) data.threads.push_back(t.value().thread);
-        return {};
-      });
-      q.value().reset();
-      if (!s.ok()) return s.error();
+      auto t = by_id.value().read(id, data.end_time, strings);
+      if (!t) return t.error();
+      if (t.value() && loaded.insert(t.value()->id).second) data.threads.push_back(*t.value());
     }
   }
 
@@ -354,17 +236,9 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
   }
   derive_idle(activation_starts, idle_starts, data);
 
-  const auto by_time = [](const WindowEdge& a, const WindowEdge& b) { return a.time < b.time; };
+  const auto by_time = [](const IdEdge& a, const IdEdge& b) { return a.time < b.time; };
   if (!std::is_sorted(edges.begin(), edges.end(), by_time)) std::stable_sort(edges.begin(), edges.end(), by_time);
-  const auto index = [&](ThreadId id) -> std::int32_t {
-    if (id == kNoThread) return -1;
-    const auto i = data.thread_index(id);
-    return i ? static_cast<std::int32_t>(*i) : -1;
-  };
-  for (const WindowEdge& e : edges) {
-    data.edges.push_back(TimelineEdge{e.time, index(e.src), index(e.dst), e.kind, e.text});
-    data.edge_times.push_back(e.time);
-  }
+  add_id_edges(data, edges);
 
   // Counters: every name, its scale over the trace, its samples in reach.
   {

@@ -16,7 +16,10 @@
 //     severity (error red, warning orange, note amber), never another's;
 //     findings on rows off screen draw nothing, and links that differ only
 //     past the frame's edge are drawn once, dashed, for one finding or 300;
-//   - loading: the worker thread delivers the timeline; a broken trace
+//   - loading: the worker thread delivers the first frame, read from the
+//     stored levels, then the timeline; the widget draws the first frame
+//     as it draws the whole trace's first screen, and answers no key until
+//     the whole trace is there; a broken trace
 //     gives a FILE:LINE:COL message; a cancelled load says so; a replaced
 //     job's result is dropped;
 //   - the MirageOS fixture log-x86.sexp: `Process data`, `blkfront.poll`
@@ -536,6 +539,56 @@ class TimelineWidgetTest : public QObject {
     QCOMPARE(failed.first().at(0).value<quint64>(), bad);
     const QString message = failed.first().at(1).toString();
     QVERIFY2(message.contains(QStringLiteral("broken.sexp:3:")), qPrintable(message));
+  }
+
+  void theFirstFrameComesFirstAndEqualsTheWholeTracesFrame() {
+    // Given the canvas, the loader reads the first frame from the stored
+    // levels and delivers it before the whole trace.
+    TraceLoader loader;
+    std::vector<QString> order;
+    connect(&loader, &TraceLoader::first_frame, this, [&] { order.push_back(QStringLiteral("first frame")); });
+    connect(&loader, &TraceLoader::loaded, this, [&] { order.push_back(QStringLiteral("loaded")); });
+    QSignalSpy first(&loader, &TraceLoader::first_frame);
+    QSignalSpy loaded(&loader, &TraceLoader::loaded);
+    const quint64 job = loader.load(trace_path_, dir_.filePath(QStringLiteral("frame-cache")), {}, QSize(900, 500));
+    QVERIFY(loaded.wait(20000));
+    QCOMPARE(order, (std::vector<QString>{QStringLiteral("first frame"), QStringLiteral("loaded")}));
+    QCOMPARE(first.first().at(0).value<quint64>(), job);
+    const auto frame = first.first().at(1).value<std::shared_ptr<const TimelineFirstFrame>>();
+    QVERIFY(frame);
+    QCOMPARE(frame->width, 900);
+    QCOMPARE(frame->height, 500);
+    const auto data = loaded.first().at(1).value<std::shared_ptr<const TimelineData>>();
+
+    // The widget draws it as the whole trace's first screen, and answers
+    // nothing until the whole trace is there.
+    TimelineWidget w;
+    w.resize(900, 500);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy painted(&w, &TimelineWidget::frame_painted);
+    w.show_first_frame(frame);
+    const QImage from_levels = w.grab().toImage();
+    QVERIFY(painted.count() >= 1);
+    const double before = w.view().mapping.ns_per_px;
+    QTest::keyClick(&w, Qt::Key_W);
+    QCOMPARE(w.view().mapping.ns_per_px, before);
+    QVERIFY(!w.data());
+    w.set_data(data);
+    QVERIFY(!w.first_frame());
+    const QImage whole = w.grab().toImage();
+    QCOMPARE(from_levels.size(), whole.size());
+    QCOMPARE(test::count_differing(from_levels, whole), 0);
+    QVERIFY(test::count_colour(whole, whole.rect(), style::kRunning, 2) > 20);  // the frame draws something
+
+    // At another size, the frame is not drawn.
+    TimelineWidget other;
+    other.resize(800, 500);
+    other.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&other));
+    other.show_first_frame(frame);
+    const QImage elsewhere = other.grab().toImage();
+    QCOMPARE(test::count_colour(elsewhere, elsewhere.rect(), style::kRunning, 2), 0);
   }
 
   void aCancelledLoadReportsCancelled() {

@@ -30,7 +30,9 @@
 #include "recorder/store/trace_import.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/recorder/fixture_path.hpp"
+#include "tests/support/sqlite_read_cost.hpp"
 #include "tests/support/store_query.hpp"
+#include "tests/viewer/pixel_count.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/lint_run.hpp"
 #include "viewer/render/timeline_image.hpp"
@@ -95,13 +97,6 @@ QImage draw(const TimelineData& data, TimeNs from, TimeNs to) {
   return render_timeline_image(data, view_for_request(data, request), kWidth, kHeight);
 }
 
-std::size_t differing_pixels(const QImage& a, const QImage& b) {
-  if (a.size() != b.size()) return SIZE_MAX;
-  std::size_t n = 0;
-  for (int y = 0; y < a.height(); ++y)
-    for (int x = 0; x < a.width(); ++x) n += a.pixel(x, y) != b.pixel(x, y);
-  return n;
-}
 
 // For each window given as a share of the trace (start, width), the window
 // read alone draws what the whole trace draws; returns how many windows
@@ -125,7 +120,7 @@ int check_windows(const std::string& db, const std::vector<std::pair<double, dou
     if (width <= 0.01) CHECK(part.threads.size() < full.threads.size());
     const QImage expected = draw(full, from, to);
     const QImage got = draw(part, from, to);
-    const std::size_t differ = differing_pixels(expected, got);
+    const int differ = expected.size() == got.size() ? test::count_differing(expected, got) : -1;
     if (differ != 0) {
       expected.save(QString::fromStdString(db + "-expected.png"));
       got.save(QString::fromStdString(db + "-windowed.png"));
@@ -569,37 +564,6 @@ TEST_CASE("timeline window: none past the start-up fold share, none without the 
   CHECK_FALSE(older.value().has_value());
 }
 
-namespace {
-
-// What reading costs on `store`'s connection, whatever the machine's speed:
-// SQLite's virtual-machine steps, in thousands, and the pages it read from
-// the file (its cache's misses: the store is opened afresh for each read).
-struct ReadCost {
-  std::uint64_t thousand_steps = 0;
-  int pages = 0;
-};
-
-template <class Read>
-ReadCost read_cost(TraceStore& store, Read&& read) {
-  ReadCost cost;
-  sqlite3* handle = store.database().handle();
-  int pages = 0, highest = 0;
-  sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_MISS, &pages, &highest, /*reset=*/1);
-  sqlite3_progress_handler(
-      handle, 1000,
-      [](void* count) {
-        ++*static_cast<std::uint64_t*>(count);
-        return 0;
-      },
-      &cost.thousand_steps);
-  read();
-  sqlite3_progress_handler(handle, 0, nullptr, nullptr);
-  sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_MISS, &cost.pages, &highest, 0);
-  return cost;
-}
-
-}  // namespace
-
 TEST_CASE("timeline window: the work of a window's read grows with what it holds, not with the trace") {
   // Two generated traces of the same program, one 32 times the other, and
   // in each three windows that hold about 2,000 records. Reading one takes
@@ -609,12 +573,12 @@ TEST_CASE("timeline window: the work of a window's read grows with what it holds
   // trace's end): a scan of every event block, thread or finding would
   // read pages in proportion to the trace, and fail this.
   struct Window {
-    ReadCost cost;
+    test::ReadCost cost;
     std::size_t threads = 0;
   };
   struct Measured {
     std::vector<Window> windows;
-    ReadCost whole;
+    test::ReadCost whole;
   };
   const auto measure = [](std::uint64_t records) {
     test::TempDir dir;
@@ -628,7 +592,7 @@ TEST_CASE("timeline window: the work of a window's read grows with what it holds
       const auto from = first + static_cast<TimeNs>(at * double(span));
       const auto to = from + static_cast<TimeNs>(double(span) * 2000.0 / double(records));
       Window w;
-      w.cost = read_cost(store.value(), [&] {
+      w.cost = test::read_cost(store.value(), [&] {
         auto window = load_timeline_window(store.value(), from, to);
         REQUIRE(window.ok());
         REQUIRE(window.value().has_value());
@@ -638,7 +602,7 @@ TEST_CASE("timeline window: the work of a window's read grows with what it holds
     }
     auto store = TraceStore::open(db);
     REQUIRE(store.ok());
-    m.whole = read_cost(store.value(), [&] { REQUIRE(load_timeline(store.value()).ok()); });
+    m.whole = test::read_cost(store.value(), [&] { REQUIRE(load_timeline(store.value()).ok()); });
     return m;
   };
   const Measured small = measure(20'000);
