@@ -325,7 +325,18 @@ std::vector<RowSpanBand> idle_bands(std::vector<TimeNs>& activation_starts,
 
 void build_band_spans(const std::vector<RowSpanBand>& idle, const std::vector<RowSpanBand>& gc,
                       TimeNs span, std::vector<RowSpanChunk>& out) {
-  for (const auto& [row, bands] : {std::pair{kIdleBandRow, &idle}, std::pair{kGcBandRow, &gc}}) {
+  // The gc pauses by start, those that overlap merged: a band wherever a
+  // pause ran, as the timeline draws them (viewer/timeline/timeline_data.hpp).
+  std::vector<RowSpanBand> pauses(gc);
+  std::stable_sort(pauses.begin(), pauses.end(),
+                   [](const RowSpanBand& a, const RowSpanBand& b) { return a.start < b.start; });
+  std::vector<RowSpanBand> merged;
+  for (const RowSpanBand& b : pauses) {
+    const RowSpanBand band{b.start, std::max(b.end, b.start)};
+    if (!merged.empty() && band.start <= merged.back().end) merged.back().end = std::max(merged.back().end, band.end);
+    else merged.push_back(band);
+  }
+  for (const auto& [row, bands] : {std::pair{kIdleBandRow, &idle}, std::pair{kGcBandRow, static_cast<const std::vector<RowSpanBand>*>(&merged)}}) {
     std::vector<RowSpan> runs;
     runs.reserve(bands->size());
     for (const RowSpanBand& b : *bands)

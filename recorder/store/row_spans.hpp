@@ -196,8 +196,9 @@ struct RowSpanBand {
 [[nodiscard]] std::vector<RowSpanBand> idle_bands(std::vector<TimeNs>& activation_starts,
                                                   std::vector<TimeNs>& idle_starts,
                                                   TimeNs end_time);
-// The chunks of the bands' rows (each list in start order), appended to
-// `out`.
+// The chunks of the bands' rows, appended to `out`: the idle bands in
+// start order, and the gc pauses in any order, which row kGcBandRow holds
+// by start with those that overlap merged.
 void build_band_spans(const std::vector<RowSpanBand>& idle, const std::vector<RowSpanBand>& gc,
                       TimeNs span, std::vector<RowSpanChunk>& out);
 

@@ -101,7 +101,7 @@ void mark(std::vector<std::uint8_t>& cover, double x0, double x1, std::uint8_t b
 void paint_bands(Frame& f, const std::vector<TimelineBand>& bands, const QColor& colour) {
   if (bands.empty()) return;
   std::vector<std::uint8_t> cover(static_cast<std::size_t>(f.g.width), 0);
-  // Bands are sorted by start and (idle) disjoint or (gc) short: the first
+  // Bands are sorted by start and disjoint (timeline_data.hpp): the first
   // possibly visible one starts at most one band before t0.
   auto it = std::lower_bound(bands.begin(), bands.end(), f.t0,
                              [](const TimelineBand& b, double t) { return double(b.end) < t; });
@@ -306,11 +306,13 @@ void paint_edges(Frame& f, const std::vector<float>* stored_density) {
       times.begin());
   f.density.assign(static_cast<std::size_t>(f.g.width), 0.0f);
   while (i < end) {
+    // The edges of column c: those whose x floors to c (timeline_view.hpp),
+    // a run of the times, x being monotonic in t.
     const double c = std::floor(f.x(double(times[i])));
-    const double next = f.view.mapping.t_of(c + 1);
     auto j = static_cast<std::size_t>(
-        std::lower_bound(times.begin() + static_cast<std::ptrdiff_t>(i), times.begin() + static_cast<std::ptrdiff_t>(end),
-                         next, [](TimeNs t, double v) { return double(t) < v; }) -
+        std::partition_point(times.begin() + static_cast<std::ptrdiff_t>(i),
+                             times.begin() + static_cast<std::ptrdiff_t>(end),
+                             [&](TimeNs t) { return std::floor(f.x(double(t))) <= c; }) -
         times.begin());
     j = std::max(j, i + 1);
     const std::size_t count = j - i;

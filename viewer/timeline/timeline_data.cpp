@@ -394,10 +394,20 @@ Status read_counters(SqliteDatabase& db, TimelineData& data) {
 
 }  // namespace
 
+void merge_gc_bands(std::vector<TimelineBand>& gc) {
+  std::sort(gc.begin(), gc.end(), [](const TimelineBand& a, const TimelineBand& b) { return a.start < b.start; });
+  std::size_t kept = 0;
+  for (const TimelineBand& b : gc) {
+    if (kept > 0 && b.start <= gc[kept - 1].end) gc[kept - 1].end = std::max(gc[kept - 1].end, b.end);
+    else gc[kept++] = b;
+  }
+  gc.resize(kept);
+}
+
 void derive_idle(std::vector<TimeNs>& activation_starts, std::vector<TimeNs>& idle_starts, TimelineData& data) {
   for (const RowSpanBand& b : idle_bands(activation_starts, idle_starts, data.end_time))
     data.idle.push_back(TimelineBand{b.start, b.end});
-  std::sort(data.gc.begin(), data.gc.end(), [](const TimelineBand& a, const TimelineBand& b) { return a.start < b.start; });
+  merge_gc_bands(data.gc);
 }
 
 TimelineAnomaly timeline_finding(StoredFinding&& f, const TimelineData& data) {
@@ -529,6 +539,9 @@ bool TimelineData::check_invariants() const {
   }
   for (std::size_t i = 1; i < edges.size(); ++i)
     if (edges[i - 1].time > edges[i].time) return false;
+  for (const std::vector<TimelineBand>* bands : {&idle, &gc})
+    for (std::size_t i = 1; i < bands->size(); ++i)
+      if ((*bands)[i - 1].end > (*bands)[i].start) return false;
   return true;
 }
 
@@ -693,7 +706,7 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
   if (options.label_lists && data.label_counts)
     data.label_lists = std::make_shared<const ThreadLabelLists>(std::move(label_lists).value());
   if (placed)
-    std::sort(data.gc.begin(), data.gc.end(), [](const TimelineBand& a, const TimelineBand& b) { return a.start < b.start; });
+    merge_gc_bands(data.gc);
   else
     derive_idle(activation_starts, idle_starts, data);
   if (Status s = read_counters(db, data); !s.ok()) return s.error();

@@ -16,7 +16,8 @@
 //     search even though the members of a merge chain overlap);
 //   - rows[r].activations are sorted by start and do not overlap (one
 //     thread runs at a time), so their ends are sorted too;
-//   - edges are sorted by time; bands (idle, gc) are sorted by start;
+//   - edges are sorted by time; bands (idle, gc) are sorted by start and
+//     disjoint (gc pauses that overlap are merged into one band);
 //   - rows[r].failures are sorted by time; anomalies are sorted by time;
 //   - a counter's samples are sorted by time.
 // All times are the store's: ns since the trace's origin, and the user sees
@@ -260,9 +261,11 @@ struct StoredTimelineThread {
 //     activations sorted and disjoint).
 //   - derive_idle: the idle bands, each from an idle record until the next
 //     activation start (or the trace's end), overlapping ones merged; and
-//     sorts the gc bands;
+//     the gc bands, sorted and merged where they overlap (merge_gc_bands):
+//     a band drawn where any pause ran;
 //   - timeline_finding: a stored finding with its threads as indexes.
 void derive_idle(std::vector<TimeNs>& activation_starts, std::vector<TimeNs>& idle_starts, TimelineData& data);
+void merge_gc_bands(std::vector<TimelineBand>& gc);
 [[nodiscard]] TimelineAnomaly timeline_finding(StoredFinding&& finding, const TimelineData& data);
 void index_threads(TimelineData& data);
 void assemble_rows(TimelineData& data, const std::vector<std::int32_t>& rows, const std::vector<std::uint32_t>& heads,

@@ -126,7 +126,14 @@ Result<bool> read_edge_columns(TraceStore& store, const TimeMapping& m, int widt
   const auto w = static_cast<std::size_t>(width);
   std::vector<std::int64_t> inside(w, 0);
   std::vector<bool> straddled(w, false);
-  std::vector<std::int64_t> uncertain(w, 0);  // edges in bins that straddle the column's edge
+  // The bins that straddle a column's edge (or the window's): the columns
+  // they meet, and their edges.
+  struct Straddle {
+    std::int64_t first = 0;
+    std::int64_t last = 0;
+    std::int64_t edges = 0;
+  };
+  std::vector<Straddle> straddles;
   auto bins = EdgeBinReader::open(db);
   if (!bins) return bins.error();
   if (!bins.value()) return false;
@@ -137,16 +144,20 @@ Result<bool> read_edge_columns(TraceStore& store, const TimeMapping& m, int widt
   } else {
     const auto from = static_cast<TimeNs>(std::max(0.0, std::floor(t0)));
     const auto to = static_cast<TimeNs>(std::min(double(kMaxTime), std::ceil(t1)));
-    // Bins within a column, else (even the finest is wider: a short
-    // trace) every column read one by one, the finest bins counting them.
-    const std::optional<int> shift = reader.shift_for(m.ns_per_px);
+    // Bins of at most a quarter of a column, so that each column holds at
+    // least three whole; else of at most a column; else (even the finest
+    // is wider: a short trace) every column read one by one, the finest
+    // bins counting them.
+    const std::optional<int> shift = reader.shift_for(m.ns_per_px / 4)
+                                         ? reader.shift_for(m.ns_per_px / 4)
+                                         : reader.shift_for(m.ns_per_px);
     auto read = reader.read(shift.value_or(reader.finest()), from, to);
     if (!read) return read.error();
     if (!shift) {
-      std::int64_t all = 0;
-      for (const EdgeBin& b : read.value()) all += b.count;
+      Straddle all{0, width - 1, 0};
+      for (const EdgeBin& b : read.value()) all.edges += b.count;
       std::fill(straddled.begin(), straddled.end(), true);
-      uncertain[0] = all;
+      straddles.push_back(all);
       read.value().clear();
     }
     const TimeNs length = TimeNs{1} << shift.value_or(0);
@@ -158,21 +169,28 @@ Result<bool> read_edge_columns(TraceStore& store, const TimeMapping& m, int widt
         inside[static_cast<std::size_t>(c0)] += b.count;
         continue;
       }
-      for (std::int64_t c = std::max<std::int64_t>(0, c0); c <= std::min<std::int64_t>(width - 1, c1); ++c) {
-        straddled[static_cast<std::size_t>(c)] = true;
-        uncertain[static_cast<std::size_t>(c)] += b.count;
-      }
+      const Straddle st{std::max<std::int64_t>(0, c0), std::min<std::int64_t>(width - 1, c1), b.count};
+      if (st.first > st.last) continue;
+      for (std::int64_t c = st.first; c <= st.last; ++c) straddled[static_cast<std::size_t>(c)] = true;
+      straddles.push_back(st);
     }
   }
   // The columns read one by one: those a straddling bin leaves uncertain
-  // below a full shade, and the sparse ones, for their arrows.
+  // below a full shade, and the sparse ones, for their arrows. What that
+  // reads: their whole bins, and each straddling bin that meets one once.
   std::vector<bool> exact(w, false);
   std::int64_t estimate = 0;
   for (std::size_t c = 0; c < w; ++c) {
     const std::int64_t n = inside[c];
     exact[c] = straddled[c] ? n < kFullDensityEdges : n > 0 && n <= kMaxArrowsPerColumn;
-    if (exact[c]) estimate += n + uncertain[c];
+    if (exact[c]) estimate += n;
   }
+  for (const Straddle& st : straddles)
+    for (std::int64_t c = st.first; c <= st.last; ++c)
+      if (exact[static_cast<std::size_t>(c)]) {
+        estimate += st.edges;
+        break;
+      }
   if (estimate > limits.edges) return false;
 
   // Merge the exact columns into time ranges, then their event id ranges.
@@ -321,6 +339,9 @@ Result<std::optional<TimelineFirstFrame>> load_timeline_first_frame(TraceStore& 
     if (!read) return read.error();
     for (const RowSpan& s : read.value().spans) bands->push_back(TimelineBand{s.start, s.end});
   }
+  // The painter's bands are disjoint (timeline_data.hpp): the import merges
+  // the gc pauses that overlap, a database an older Skein wrote does not.
+  merge_gc_bands(data.gc);
 
   std::vector<IdEdge> edges;
   auto edge_columns = read_edge_columns(store, m, width, limits, strings, out.edge_density, edges, out.edges_read);

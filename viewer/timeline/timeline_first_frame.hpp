@@ -19,8 +19,9 @@
 //     mark are read whole from `threads`, with their row text;
 //   - idle and gc bands: rows kIdleBandRow and kGcBandRow of row_spans,
 //     at the same level;
-//   - the edges: each column's count from edge_bins where the bins within
-//     it already reach kFullDensityEdges (the shade is full), and where a
+//   - the edges: each column's count from edge_bins (bins of at most a
+//     quarter of a column, where stored) where the bins within it already
+//     reach kFullDensityEdges (the shade is full), and where a
 //     bin straddles its edge or it is too sparse for that, by reading the
 //     column's edges one by one (which also gives the arrows of the
 //     columns with at most kMaxArrowsPerColumn);

@@ -62,7 +62,7 @@ std::string generated(const test::TempDir& dir, std::uint64_t records, std::uint
 
 // Four workers that each run 4,000 short turns, most of which create a
 // child thread that ends at once (one in 37 failing), with idle spells, gc
-// pauses and a counter: the workers' rows and their children's rows hold
+// pauses (some within others) and a counter: the workers' rows and their children's rows hold
 // thousands of spans, so a frame reads them from coarser levels.
 std::string busy_trace(const test::TempDir& dir) {
   std::mt19937_64 rng(23);
@@ -93,7 +93,9 @@ std::string busy_trace(const test::TempDir& dir) {
       text += "(idle " + at(t + 1) + ")\n";
       t += 2000;
     }
+    // Pauses, some of them overlapping.
     if (i % 400 == 0) text += "(gc " + at(t) + " 500)\n";
+    if (i % 400 == 7) text += "(gc " + at(t) + " 20000)\n(gc " + at(t + 300) + " 100)\n";
   }
   text += "(end " + at(t + 10) + ")\n";
   const std::string trace = dir.file("busy.sexp");

@@ -176,6 +176,39 @@ TEST_CASE("load_timeline reads threads, rows, edges, bands and counters", "[time
   CHECK_FALSE(d.thread_at(static_cast<std::int32_t>(d.rows.size()) + 3, 1500, 0));
 }
 
+TEST_CASE("gc pauses that overlap are one band, drawn wherever a pause ran", "[timeline]") {
+  // A long pause with two short ones inside it, one reaching past its
+  // end, then one apart. The painter walks bands as disjoint; unmerged,
+  // a short band inside the long one made it skip the long one's end.
+  const std::vector<TimelineBand> pauses = {{1000, 6000}, {2000, 2100}, {5900, 6500}, {3000, 3100}, {7000, 7010}};
+  std::vector<TimelineBand> gc = pauses;
+  merge_gc_bands(gc);
+  REQUIRE(gc.size() == 2);
+  CHECK(gc[0].start == 1000);
+  CHECK(gc[0].end == 6500);
+  CHECK(gc[1].start == 7000);
+  CHECK(gc[1].end == 7010);
+  // As the load gives them, from the records.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("skein-gc-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string trace = "(skein-trace 1)\n(spawn 0 1 0 task)\n";
+  for (const TimelineBand& b : pauses)
+    trace += "(gc " + std::to_string(b.start) + " " + std::to_string(b.end - b.start) + ")\n";
+  trace += "(end 9000)\n";
+  std::ofstream(dir / "gc.sexp") << trace;
+  ImportOptions options;
+  options.sync = false;
+  REQUIRE(import_trace((dir / "gc.sexp").string(), (dir / "gc.db").string(), options).ok());
+  auto store = TraceStore::open((dir / "gc.db").string());
+  REQUIRE(store.ok());
+  auto loaded = load_timeline(store.value());
+  REQUIRE(loaded.ok());
+  CHECK(loaded.value().check_invariants());
+  REQUIRE(loaded.value().gc.size() == 2);
+  CHECK(loaded.value().gc[0].end == 6500);
+  std::filesystem::remove_all(dir);
+}
+
 namespace {
 
 void exec_sql(const std::string& db, const char* sql) {
