@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "recorder/store/derived_tables.hpp"
@@ -38,39 +39,32 @@ std::int64_t edge_column(const TimeMapping& m, TimeNs t) {
 // the scale counter_ranges gives. False when there are counters but no
 // counter_ranges of ours.
 Result<bool> read_counter_columns(SqliteDatabase& db, const TimeMapping& m, int width, TimelineData& data) {
-  auto first_name = db.prepare("SELECT name FROM counters WHERE name > ?1 ORDER BY name LIMIT 1");
+  // Name by name, one seek each: the first at or after "", then each after
+  // the last.
+  auto first_name = db.prepare("SELECT name FROM counters WHERE name >= ?1 ORDER BY name LIMIT 1");
   if (!first_name) return first_name.error();
+  auto next_name = db.prepare("SELECT name FROM counters WHERE name > ?1 ORDER BY name LIMIT 1");
+  if (!next_name) return next_name.error();
   std::vector<std::string> names;
-  std::string after;
-  bool first = true;
-  while (names.size() < static_cast<std::size_t>(TimelineGeometry::kMaxCounterLanes)) {
-    SqliteStatement& q = first_name.value();
-    q.reset();
-    // The first name is at or after "", which "> ''" misses for an empty
-    // name: ask for it apart.
-    if (first) {
-      auto empty = db.prepare("SELECT 1 FROM counters WHERE name = '' LIMIT 1");
-      if (!empty) return empty.error();
-      auto row = empty.value().step();
-      if (!row) return row.error();
-      if (row.value()) names.emplace_back();
-      first = false;
-      continue;
-    }
-    q.bind(1, std::string_view(after));
+  std::string last;
+  for (bool first = true; names.size() < static_cast<std::size_t>(TimelineGeometry::kMaxCounterLanes); first = false) {
+    SqliteStatement& q = first ? first_name.value() : next_name.value();
+    q.bind(1, std::string_view(last));
     auto row = q.step();
     if (!row) return row.error();
-    if (!row.value()) break;
-    after = std::string(q.text(0));
-    names.push_back(after);
+    const bool more = row.value();
+    if (more) last = std::string(q.text(0));
+    q.reset();
+    if (!more) break;
+    names.push_back(last);
   }
   if (names.empty()) return true;
   if (!defines_derived_table(db, kCounterRangesTable)) return false;
   auto scale = db.prepare("SELECT min, max FROM counter_ranges WHERE name = ?1");
   if (!scale) return scale.error();
   auto at = db.prepare(
-      "SELECT time, value, event FROM counters WHERE name = ?1 AND time <= ?2 ORDER BY time DESC, value DESC, "
-      "event DESC LIMIT 1");
+      "SELECT time, value, event, name FROM counters WHERE name = ?1 AND time <= ?2 ORDER BY time DESC, "
+      "value DESC, event DESC LIMIT 1");
   if (!at) return at.error();
   for (const std::string& name : names) {
     TimelineCounter c{name, {}, {}, 0, 0};
@@ -84,7 +78,8 @@ Result<bool> read_counter_columns(SqliteDatabase& db, const TimeMapping& m, int 
     c.min = scale.value().int64(0);
     c.max = scale.value().int64(1);
     scale.value().reset();
-    std::optional<std::int64_t> last_event;
+    // The last sample taken (time, value, event), the key's columns.
+    std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> taken;
     for (int x = 0; x < width; ++x) {
       // A sample is in force at t when its time is at most t: at most
       // floor(t), times being integers.
@@ -100,11 +95,11 @@ Result<bool> read_counter_columns(SqliteDatabase& db, const TimeMapping& m, int 
       if (!row.value()) continue;
       if (q.storage(0) != SqliteStatement::Storage::integer || q.storage(1) != SqliteStatement::Storage::integer ||
           !is_valid_time(q.int64(0)))
-        return file_error(db.name(), "damaged Skein database: counter " + q.quoted(0) +
+        return file_error(db.name(), "damaged Skein database: counter " + q.quoted(3) + " at event " + q.quoted(2) +
                                          ": a sample whose time or value is not an integer in range");
-      const std::int64_t event = q.int64(2);
-      if (last_event == event) continue;
-      last_event = event;
+      const auto sample = std::make_tuple(q.int64(0), q.int64(1), q.int64(2));
+      if (taken == sample) continue;
+      taken = sample;
       c.times.push_back(q.int64(0));
       c.values.push_back(q.int64(1));
     }

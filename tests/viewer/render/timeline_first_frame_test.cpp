@@ -295,10 +295,19 @@ TEST_CASE("first frame: none from an older Skein's database, a stale part or too
     REQUIRE(f.ok());
     CHECK(!f.value().has_value());
   }
-  // A damaged extent is refused, naming the table and the row.
+  // A damaged extent is refused, naming the table and the row; a damaged
+  // counter sample, naming the counter.
   auto damaged = frame_of(copy_with("damaged", "UPDATE row_extents SET last_end = first_start - 1 WHERE row = 0"));
   REQUIRE(!damaged.ok());
   CHECK(damaged.error().to_string().find("row_extents row 0") != std::string::npos);
+  REQUIRE(test::query(db, "SELECT count(*) > 0 FROM counters") == "1\n");
+  auto sample = frame_of(copy_with("sample", "UPDATE counters SET value = 'many' WHERE name = (SELECT min(name) FROM counters)"));
+  REQUIRE(!sample.ok());
+  const std::string said = sample.error().to_string();
+  INFO(said);
+  std::string name = test::query(db, "SELECT min(name) FROM counters");
+  name.pop_back();  // the line's end
+  CHECK(said.find("damaged Skein database: counter '" + name + "' at event ") != std::string::npos);
 }
 
 TEST_CASE("first frame: the work of a first frame grows with the screen, not with the trace") {
