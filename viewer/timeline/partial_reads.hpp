@@ -8,12 +8,15 @@
 //     does not hold), as the whole load makes them.
 //   - ThreadsById: one prepared statement over `threads`, a row read per
 //     id, as timeline_thread_from_row() checks and interns it;
+//   - counter_names(): the counters' names in order, one seek each (the
+//     first at or after "", then each after the last), at most `most`;
 //   - begin_partial_read(): the trace's times and owner into the data,
 //     and the layout's row count (meta `layout_rows`), without which
 //     neither reader gives anything.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "recorder/store/derived_tables.hpp"
@@ -69,6 +72,27 @@ inline void add_id_edges(TimelineData& data, const std::vector<IdEdge>& edges) {
   if (!rows || *rows < 0 || *rows > INT32_MAX || !defines_derived_table(store.database(), kLayoutTable))
     return std::nullopt;
   return static_cast<std::int32_t>(*rows);
+}
+
+[[nodiscard]] inline Result<std::vector<std::string>> counter_names(SqliteDatabase& db, std::size_t most) {
+  auto first_name = db.prepare("SELECT name FROM counters WHERE name >= ?1 ORDER BY name LIMIT 1");
+  if (!first_name) return first_name.error();
+  auto next_name = db.prepare("SELECT name FROM counters WHERE name > ?1 ORDER BY name LIMIT 1");
+  if (!next_name) return next_name.error();
+  std::vector<std::string> names;
+  std::string last;
+  for (bool first = true; names.size() < most; first = false) {
+    SqliteStatement& q = first ? first_name.value() : next_name.value();
+    q.bind(1, std::string_view(last));
+    auto row = q.step();
+    if (!row) return row.error();
+    const bool more = row.value();
+    if (more) last = std::string(q.text(0));
+    q.reset();
+    if (!more) break;
+    names.push_back(last);
+  }
+  return names;
 }
 
 class ThreadsById {

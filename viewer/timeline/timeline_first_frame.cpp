@@ -39,25 +39,9 @@ std::int64_t edge_column(const TimeMapping& m, TimeNs t) {
 // the scale counter_ranges gives. False when there are counters but no
 // counter_ranges of ours.
 Result<bool> read_counter_columns(SqliteDatabase& db, const TimeMapping& m, int width, TimelineData& data) {
-  // Name by name, one seek each: the first at or after "", then each after
-  // the last.
-  auto first_name = db.prepare("SELECT name FROM counters WHERE name >= ?1 ORDER BY name LIMIT 1");
-  if (!first_name) return first_name.error();
-  auto next_name = db.prepare("SELECT name FROM counters WHERE name > ?1 ORDER BY name LIMIT 1");
-  if (!next_name) return next_name.error();
-  std::vector<std::string> names;
-  std::string last;
-  for (bool first = true; names.size() < static_cast<std::size_t>(TimelineGeometry::kMaxCounterLanes); first = false) {
-    SqliteStatement& q = first ? first_name.value() : next_name.value();
-    q.bind(1, std::string_view(last));
-    auto row = q.step();
-    if (!row) return row.error();
-    const bool more = row.value();
-    if (more) last = std::string(q.text(0));
-    q.reset();
-    if (!more) break;
-    names.push_back(last);
-  }
+  auto listed = counter_names(db, static_cast<std::size_t>(TimelineGeometry::kMaxCounterLanes));
+  if (!listed) return listed.error();
+  const std::vector<std::string>& names = listed.value();
   if (names.empty()) return true;
   if (!defines_derived_table(db, kCounterRangesTable)) return false;
   auto scale = db.prepare("SELECT min, max FROM counter_ranges WHERE name = ?1");

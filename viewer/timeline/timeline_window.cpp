@@ -242,12 +242,6 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
 
   // Counters: every name, its scale over the trace, its samples in reach.
   {
-    // Name by name, one seek each: the first at or after "", then each
-    // after the last.
-    auto first_name = db.prepare("SELECT name FROM counters WHERE name >= ?1 ORDER BY name LIMIT 1");
-    if (!first_name) return first_name.error();
-    auto next_name = db.prepare("SELECT name FROM counters WHERE name > ?1 ORDER BY name LIMIT 1");
-    if (!next_name) return next_name.error();
     // The scale: from counter_ranges, which the import writes; in a
     // database without it, from every sample of the counter.
     auto scale = db.prepare(defines_derived_table(db, kCounterRangesTable)
@@ -262,16 +256,9 @@ Result<std::optional<TimelineData>> load_timeline_window(TraceStore& store, Time
         "SELECT name, time, value, event FROM counters WHERE name = ?1 AND time >= ?2 AND time <= ?3 ORDER BY time, "
         "value, event");
     if (!within) return within.error();
-    std::string name;
-    for (bool first = true;; first = false) {
-      SqliteStatement& n = first ? first_name.value() : next_name.value();
-      n.bind(1, std::string_view(name));
-      auto row = n.step();
-      if (!row) return row.error();
-      const bool more = row.value();
-      if (more) name = std::string(n.text(0));
-      n.reset();
-      if (!more) break;
+    auto names = counter_names(db, SIZE_MAX);
+    if (!names) return names.error();
+    for (const std::string& name : names.value()) {
       TimelineCounter c{name, {}, {}, 0, 0};
       scale.value().bind(1, std::string_view(name));
       auto s = scale.value().step();

@@ -17,6 +17,7 @@
 #include "recorder/store/trace_import.hpp"
 #include "samples/synthetic/synthetic_trace.hpp"
 #include "tests/support/store_query.hpp"
+#include "tests/viewer/loaded_timeline.hpp"
 #include "viewer/timeline/layout_cache.hpp"
 #include "viewer/timeline/time_mapping.hpp"
 #include "viewer/timeline/time_ruler.hpp"
@@ -189,24 +190,14 @@ TEST_CASE("gc pauses that overlap are one band, drawn wherever a pause ran", "[t
   CHECK(gc[1].start == 7000);
   CHECK(gc[1].end == 7010);
   // As the load gives them, from the records.
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("skein-gc-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
   std::string trace = "(skein-trace 1)\n(spawn 0 1 0 task)\n";
   for (const TimelineBand& b : pauses)
     trace += "(gc " + std::to_string(b.start) + " " + std::to_string(b.end - b.start) + ")\n";
   trace += "(end 9000)\n";
-  std::ofstream(dir / "gc.sexp") << trace;
-  ImportOptions options;
-  options.sync = false;
-  REQUIRE(import_trace((dir / "gc.sexp").string(), (dir / "gc.db").string(), options).ok());
-  auto store = TraceStore::open((dir / "gc.db").string());
-  REQUIRE(store.ok());
-  auto loaded = load_timeline(store.value());
-  REQUIRE(loaded.ok());
-  CHECK(loaded.value().check_invariants());
-  REQUIRE(loaded.value().gc.size() == 2);
-  CHECK(loaded.value().gc[0].end == 6500);
-  std::filesystem::remove_all(dir);
+  const test::LoadedTimeline loaded(trace, "gc");
+  CHECK(loaded.data.check_invariants());
+  REQUIRE(loaded.data.gc.size() == 2);
+  CHECK(loaded.data.gc[0].end == 6500);
 }
 
 namespace {
