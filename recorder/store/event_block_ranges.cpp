@@ -9,7 +9,7 @@
 namespace skein {
 
 Result<EventBlockRanges> EventBlockRanges::open(SqliteDatabase& db, bool times_rise) {
-  EventBlockRanges b(db);
+  EventBlockRanges b;
   auto last = db.prepare("SELECT max(id) FROM event_blocks");
   if (!last) return last.error();
   auto row = last.value().step();
@@ -64,7 +64,7 @@ Result<std::optional<std::pair<std::int64_t, std::int64_t>>> EventBlockRanges::e
   using Events = std::optional<std::pair<std::int64_t, std::int64_t>>;
   auto blocks = meeting(from, to);
   if (!blocks) return blocks.error();
-  const auto [first_block, last_block] = blocks.value();
+  const std::int64_t first_block = blocks.value().first, last_block = blocks.value().second;
   const auto ask = [&](SqliteStatement& q) -> Result<std::optional<std::int64_t>> {
     q.reset();
     q.bind(1, from);

@@ -36,13 +36,12 @@ class EventBlockRanges {
   [[nodiscard]] Result<std::optional<std::pair<std::int64_t, std::int64_t>>> events_meeting(TimeNs from, TimeNs to);
 
  private:
-  EventBlockRanges(SqliteDatabase& db) : db_(&db) {}
+  EventBlockRanges() = default;
   // The first id in 1..last_ + 1 for which `before` is false (it must be
   // true then false along the ids); nullopt when `before` cannot tell.
   template <class Before>
   Result<std::optional<std::int64_t>> search(Before&& before);
 
-  SqliteDatabase* db_;
   std::int64_t last_ = 0;
   bool searchable_ = false;
   bool reach_ = false;
