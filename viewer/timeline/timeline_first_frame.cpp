@@ -264,16 +264,14 @@ Result<std::optional<TimelineFirstFrame>> load_timeline_first_frame(TraceStore& 
   data.rows.resize(rows);
   data.row_first_start.assign(rows, INT64_MAX);
   data.row_last_end.assign(rows, INT64_MIN);
-  const bool fold_startup = view.folding == RowFolding::quiet &&
-                            t1 - t0 > kStartupFoldWindow * double(data.end_time - data.first_time);
-  const double cut = double(data.first_time) + kStartupShare * double(data.end_time - data.first_time);
+  const bool fold_startup = folds_startup_rows(view.folding, t0, t1, data.first_time, data.end_time);
   view.slot_of_row.assign(rows, -1);
   for (const RowExtent& e : *extents.value()) {
     if (double(e.first_start) < t0 || double(e.first_start) > t1) return Frame();
     const auto r = static_cast<std::size_t>(e.row);
     data.row_first_start[r] = e.first_start;
     data.row_last_end[r] = e.last_end;
-    if (fold_startup && e.failed == 0 && double(e.last_end) <= cut) {
+    if (fold_startup && is_startup_row(e.last_end, e.failed > 0, data.first_time, data.end_time)) {
       ++view.folded_startup;
       continue;
     }
@@ -305,7 +303,7 @@ Result<std::optional<TimelineFirstFrame>> load_timeline_first_frame(TraceStore& 
     for (const RowSpan& s : lines.value().spans) {
       if (s.kind == RowSpanKind::run) {
         row.line_runs.push_back(TimelineBand{s.start, s.end});
-      } else if (!drawn.emplace(s.thread, r).second && drawn[s.thread] != r) {
+      } else if (const auto [at, fresh] = drawn.emplace(s.thread, r); !fresh && at->second != r) {
         return Frame();  // one thread on two rows: not the layout's
       }
     }

@@ -109,11 +109,19 @@ bool row_active_in(const TimelineData& data, std::int32_t row, double t0, double
   return false;
 }
 
+bool is_startup_row(TimeNs last_end, bool any_failed, TimeNs first_time, TimeNs end_time) {
+  const double cut = double(first_time) + kStartupShare * double(end_time - first_time);
+  return !any_failed && double(last_end) <= cut;
+}
+
+bool folds_startup_rows(RowFolding folding, double t0, double t1, TimeNs first_time, TimeNs end_time) {
+  return folding == RowFolding::quiet && t1 - t0 > kStartupFoldWindow * double(end_time - first_time);
+}
+
 bool row_is_startup(const TimelineData& data, std::int32_t row) {
   const auto r = static_cast<std::size_t>(row);
-  if (r >= data.row_last_end.size() || !data.rows[r].failures.empty() || data.rows[r].threads.empty()) return false;
-  const double cut = double(data.first_time) + kStartupShare * double(data.end_time - data.first_time);
-  return double(data.row_last_end[r]) <= cut;
+  if (r >= data.row_last_end.size() || data.rows[r].threads.empty()) return false;
+  return is_startup_row(data.row_last_end[r], !data.rows[r].failures.empty(), data.first_time, data.end_time);
 }
 
 void TimelineViewState::refold(const TimelineData& data, double width) {
@@ -129,8 +137,7 @@ void TimelineViewState::refold(const TimelineData& data, double width) {
   const auto pinned_row = [&](std::int32_t row) {
     return row == selected_row || std::find(named.begin(), named.end(), row) != named.end();
   };
-  const bool fold_startup =
-      folding == RowFolding::quiet && t1 - t0 > kStartupFoldWindow * double(data.end_time - data.first_time);
+  const bool fold_startup = folds_startup_rows(folding, t0, t1, data.first_time, data.end_time);
   shown_rows.clear();
   slot_of_row.assign(data.rows.size(), -1);
   folded = 0;

@@ -178,6 +178,11 @@ struct TimelineViewState {
 // True when every thread of `row` has ended within the first kStartupShare
 // of the trace and none failed (see RowFolding).
 [[nodiscard]] bool row_is_startup(const TimelineData& data, std::int32_t row);
+// The rule behind it, from a row's latest end and whether any of its
+// threads failed, for a trace of [first_time, end_time]; and whether a
+// window [t0, t1] folds start-up rows at all.
+[[nodiscard]] bool is_startup_row(TimeNs last_end, bool any_failed, TimeNs first_time, TimeNs end_time);
+[[nodiscard]] bool folds_startup_rows(RowFolding folding, double t0, double t1, TimeNs first_time, TimeNs end_time);
 
 // The thread under (x, y), within 4 pixels horizontally.
 [[nodiscard]] std::optional<std::uint32_t> pick_thread(const TimelineData& data, const TimelineViewState& view,
