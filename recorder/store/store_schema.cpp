@@ -46,9 +46,9 @@ constexpr std::array<SchemaObject, 10> kObjects = {{
     {"table", "thread_labels", "thread,position,label",
      "CREATE TABLE thread_labels(thread INTEGER NOT NULL, position INTEGER NOT NULL, label TEXT NOT NULL, "
      "PRIMARY KEY(thread, position)) WITHOUT ROWID"},
-    {"table", "activations", "id,event,thread,start,end",
-     "CREATE TABLE activations(id INTEGER PRIMARY KEY, event INTEGER NOT NULL, thread INTEGER NOT NULL, "
-     "start INTEGER NOT NULL, end INTEGER NOT NULL)"},
+    {"table", "activation_blocks", "id,first_activation,last_activation,activations",
+     "CREATE TABLE activation_blocks(id INTEGER PRIMARY KEY, first_activation INTEGER NOT NULL, "
+     "last_activation INTEGER NOT NULL, activations BLOB NOT NULL)"},
     {"table", "counters", "name,time,value,event",
      "CREATE TABLE counters(name TEXT NOT NULL, time INTEGER NOT NULL, value INTEGER NOT NULL, "
      "event INTEGER NOT NULL, PRIMARY KEY(name, time, value, event)) WITHOUT ROWID"},

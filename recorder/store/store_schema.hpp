@@ -27,7 +27,7 @@
 
 namespace skein {
 
-inline constexpr std::int64_t kStoreSchemaVersion = 5;
+inline constexpr std::int64_t kStoreSchemaVersion = 6;
 inline constexpr std::int64_t kStoreApplicationId = 0x536b6e31;  // "Skn1"
 
 // events.head: the RecordHead codes, fixed for the database format.

@@ -1,8 +1,8 @@
 // store_writer.cpp — create() opens a bulk-load connection, runs BEGIN and
 // the schema, then prepares the statements reused throughout: multi-row
-// INSERTs into activations (their ids omitted, so SQLite's next rowid
-// numbers them; sqlite3_last_insert_rowid checks each batch against the
-// count), counters and event_blocks, INSERT OR REPLACE into meta,
+// INSERTs into activation_blocks (each block packed here as its last
+// activation comes, the last one when the last activations do),
+// counters and event_blocks, INSERT OR REPLACE into meta,
 // INSERT into warnings. add_threads writes threads, the last activations
 // and event blocks, sites, then UPDATEs heads; add_placement the packed
 // thread_spans R*Tree and layout_v2. Threads, layout_v2 and the R*Tree's
@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <span>
 
+#include "recorder/store/activation_block_codec.hpp"
+#include "recorder/store/activations_table.hpp"
 #include "recorder/store/bulk_insert.hpp"
 #include "recorder/store/derived_tables.hpp"
 #include "recorder/store/rtree_bulk_load.hpp"
@@ -24,6 +26,14 @@
 #include "recorder/store/store_schema.hpp"
 
 namespace skein {
+
+// One activation_blocks row, packed, waiting for its INSERT.
+struct ActivationBlockRow {
+  std::int64_t id = 0;
+  std::int64_t first = 0;
+  std::int64_t last = 0;
+  std::string activations;
+};
 
 struct StoreWriter::State {
   State(SqliteDatabase d, BulkInsert a, BulkInsert c, BulkInsert b, SqliteStatement m, SqliteStatement w)
@@ -42,6 +52,10 @@ struct StoreWriter::State {
   std::optional<SqliteStatement> meta;
   std::optional<SqliteStatement> warning;
   std::uint64_t events_written = 0;
+  // The block of activations being packed, and the activations added.
+  ActivationBlockEncoder activation_block;
+  std::int64_t activations_written = 0;
+  std::vector<ActivationBlockRow> activation_rows;  // reused by each batch
   // Each block's first and last time (kNoTime: none), by id from 1, for
   // event_block_reach.
   std::vector<std::pair<TimeNs, TimeNs>> block_times;
@@ -59,7 +73,8 @@ Result<StoreWriter> StoreWriter::create(const std::string& path, int page_size) 
   SqliteDatabase& d = db.value();
   if (Status s = d.exec("BEGIN"); !s.ok()) return s.error();
   if (Status s = create_store_schema(d); !s.ok()) return s.error();
-  auto activations = BulkInsert::prepare(d, "activations(event, thread, start, end)", 4);
+  auto activations =
+      BulkInsert::prepare(d, "activation_blocks(id, first_activation, last_activation, activations)", 4);
   if (!activations) return activations.error();
   auto counters = BulkInsert::prepare(d, "counters(name, time, value, event)", 4);
   if (!counters) return counters.error();
@@ -86,20 +101,44 @@ Status StoreWriter::add_counters(const CounterRun& run) {
 }
 
 Status StoreWriter::add_activations(const std::vector<ActivationRow>& activations) {
-  // activations.id is left to SQLite, like event id: ids come numbered
-  // 1, 2, ... in order, and an explicit rowid would cost a B-tree seek per
-  // row (about a quarter of a microsecond here).
-  Status s = s_->activations->insert(activations, [](SqliteStatement& q, int p, const ActivationRow& a) {
-    q.bind(p, a.event);
-    q.bind(p + 1, a.thread);
-    q.bind(p + 2, a.start);
-    q.bind(p + 3, a.end);
+  State& s = *s_;
+  s.activation_rows.clear();
+  for (const ActivationRow& a : activations) {
+    // The blocks are cut by id: the activations must come numbered 1, 2, ...
+    if (a.id != s.activations_written + 1)
+      return file_error(s.db.name(), "internal error: activation " + std::to_string(a.id) + " after " +
+                                         std::to_string(s.activations_written) + " activations");
+    s.activation_block.add(a.event, a.thread, a.start, a.end);
+    ++s.activations_written;
+    if (s.activation_block.activations() == kActivationBlockSize) take_activation_block();
+  }
+  return write_activation_blocks();
+}
+
+void StoreWriter::take_activation_block() {
+  State& s = *s_;
+  const std::int64_t n = s.activation_block.activations();
+  if (n == 0) return;
+  const std::int64_t last = s.activations_written;
+  s.activation_rows.push_back({activation_block_of(last), last - n + 1, last, s.activation_block.take()});
+}
+
+Status StoreWriter::write_activation_blocks() {
+  State& s = *s_;
+  Status written = s.activations->insert(s.activation_rows, [](SqliteStatement& q, int p, const ActivationBlockRow& b) {
+    q.bind(p, b.id);
+    q.bind(p + 1, b.first);
+    q.bind(p + 2, b.last);
+    q.bind_blob(p + 3, b.activations.data(), b.activations.size());
   });
-  if (!s.ok() || activations.empty()) return s;
-  if (sqlite3_last_insert_rowid(s_->db.handle()) != activations.back().id)
-    return file_error(s_->db.name(), "internal error: activation " + std::to_string(activations.back().id) +
-                                         " was not stored as row " + std::to_string(activations.back().id));
-  return {};
+  s.activation_rows.clear();
+  return written;
+}
+
+Status StoreWriter::finish_activations() {
+  take_activation_block();
+  if (Status s = write_activation_blocks(); !s.ok()) return s;
+  return set_meta(kActivationsKey, s_->activations_written);
 }
 
 namespace {
@@ -264,6 +303,7 @@ Status StoreWriter::add_threads(const DerivedModel& m) {
     return s;
 
   if (Status s = add_activations(m.activations); !s.ok()) return s;
+  if (Status s = finish_activations(); !s.ok()) return s;
   if (Status s = add_blocks(m.blocks); !s.ok()) return s;
   if (Status s = add_block_reach(); !s.ok()) return s;
 

@@ -53,7 +53,9 @@ class StoreWriter {
   [[nodiscard]] Status add_counters(const CounterRun& run);
   // Each counter's range over the trace (counter_ranges, derived_tables.hpp).
   [[nodiscard]] Status add_counter_ranges(const std::vector<CounterRange>& ranges);
-  // Activations, in event order, continuing those already added.
+  // Activations, in event order, continuing those already added (ids
+  // 1, 2, ...): packed by blocks (activation_block_codec.hpp), each
+  // written when full; add_threads writes the last and meta's count.
   [[nodiscard]] Status add_activations(const std::vector<ActivationRow>& activations);
   // Event blocks with their records, by id, continuing those already added.
   [[nodiscard]] Status add_blocks(const std::vector<EventBlockRow>& blocks);
@@ -91,6 +93,11 @@ class StoreWriter {
   explicit StoreWriter(std::unique_ptr<State> s);
   // event_block_reach, from the blocks added so far (all of them, by then).
   [[nodiscard]] Status add_block_reach();
+  // The activations' blocks: the one being packed, taken into the rows
+  // to write; those rows written; and the last block with the count.
+  void take_activation_block();
+  [[nodiscard]] Status write_activation_blocks();
+  [[nodiscard]] Status finish_activations();
   std::unique_ptr<State> s_;
 };
 

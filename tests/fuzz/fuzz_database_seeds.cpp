@@ -18,6 +18,7 @@
 
 #include "recorder/store/trace_import.hpp"
 #include "recorder/import/trace_source.hpp"
+#include "tests/support/packed_activations.hpp"
 #include "tests/support/packed_events.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/lint_run.hpp"
@@ -68,10 +69,12 @@ std::string base_name(const std::string& path) {
 }
 
 bool edit(const std::string& path, const std::string& sql) {
-  // An edit of the records goes through them as a table (packed_events.hpp).
-  if (sql.find("UPDATE events") != std::string::npos) {
+  // An edit of the records or the activations goes through them as a
+  // table (packed_events.hpp, packed_activations.hpp).
+  if (sql.find("UPDATE events") != std::string::npos || sql.find("UPDATE activations") != std::string::npos) {
     try {
-      skein::test::edit_events(path, sql);
+      if (sql.find("UPDATE events") != std::string::npos) skein::test::edit_events(path, sql);
+      else skein::test::edit_activations(path, sql);
       return true;
     } catch (const std::exception&) {
       return false;
@@ -113,6 +116,9 @@ int main(int argc, char** argv) {
       "UPDATE event_blocks SET records = x'ffffffffffffffffffffff'",
       "UPDATE event_blocks SET first_event = 3",
       "UPDATE activations SET end = 9223372036854775807 WHERE id = 1",
+      "UPDATE activations SET thread = -9223372036854775808 WHERE id = 2",
+      "UPDATE activation_blocks SET activations = substr(activations, 1, 5)",
+      "UPDATE meta SET value = value + 1 WHERE key = 'activations'",
       "UPDATE threads SET parent = -9223372036854775808 WHERE id = 2",
       "UPDATE threads SET first_run = X'00' WHERE id = 1",
       "UPDATE event_blocks SET end = 9223372036854775807 WHERE id = 1",

@@ -10,9 +10,9 @@
 // run_time_bins.hpp, is read by load_timeline), the edges per bin
 // (edge_bins.hpp) at the whole trace's zoom, and a
 // lint's stored findings (all, and a window's) and causes as the viewer and
-// `skein why` read them. Seeds: databases fuzz_database_seeds makes at
-// fuzz time from small traces, with values no import writes, linted
-// databases among them (tools/fuzz).
+// `skein why` read them; and the activations, forwards and back. Seeds:
+// databases fuzz_database_seeds makes at fuzz time from small traces, with
+// values no import writes, linted databases among them (tools/fuzz).
 //
 // Invariants, beyond "no crash" (ASan and UBSan are on): open refuses a
 // damaged database with an error naming it; an opened one loads or fails
@@ -27,6 +27,7 @@
 #include <fstream>
 #include <string>
 
+#include "recorder/store/activations_table.hpp"
 #include "recorder/store/edge_bins.hpp"
 #include "recorder/store/row_spans.hpp"
 #include "tests/fuzz/viewer_paths.hpp"
@@ -66,6 +67,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   skein::fuzz::run_queries(store.value());
+  // Every activation, as `skein export --format chrome` reads them, and the
+  // last ones again backwards, as Why? does: in id order, ids counted from
+  // 1, or an error naming the file.
+  if (auto activations = skein::ActivationReader::open(store.value().database()); !activations) {
+    skein::fuzz::check_names(activations.error(), path);
+  } else {
+    std::int64_t next = 1;
+    const skein::Status walked = activations.value().for_each(1, activations.value().count(),
+                                                              [&](const skein::StoredActivation& a) {
+                                                                if (a.id != next++) skein::fuzz::violated("activation order");
+                                                              });
+    if (!walked.ok()) skein::fuzz::check_names(walked.error(), path);
+    std::int64_t back = activations.value().count();
+    const skein::Status backward = activations.value().backward(back, [&](const skein::StoredActivation& a) {
+      if (a.id != back--) skein::fuzz::violated("activation order backwards");
+      return back > activations.value().count() - 2000;
+    });
+    if (!backward.ok()) skein::fuzz::check_names(backward.error(), path);
+  }
   // The first frame read from the levels, as skein-view reads it before
   // the whole load (the rows' extents among them): when given, it draws at
   // the size asked, with a count of edges per column.

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "tests/hostile/hostile_inputs.hpp"
+#include "tests/support/packed_activations.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/lint_run.hpp"
 #include "viewer/analysis/why_answer.hpp"
@@ -133,14 +134,8 @@ TEST_CASE("hostile: a value out of range in any checked column is refused where 
   REQUIRE(counter_event.size() > 1);
   counter_event.pop_back();
   const std::vector<Case> cases = {
-      {"UPDATE activations SET thread = -9223372036854775808 WHERE id = 2",
-       "activations row 2: thread is -9223372036854775808 " + ids, true},
-      {"UPDATE activations SET end = 9223372036854775807 WHERE id = 1",
-       "activations row 1: end is 9223372036854775807 " + times, true},
       // A real that is an integer is stored as one (INTEGER affinity); these
       // stay reals.
-      {"UPDATE activations SET start = 1e19 WHERE id = 1", "activations row 1: start is 1.0e+19 " + times, true},
-      {"UPDATE activations SET start = -0.5 WHERE id = 1", "activations row 1: start is -0.5 " + times, true},
       {"UPDATE threads SET id = -9223372036854775808 WHERE id = 3",
        "threads row -9223372036854775808: id is -9223372036854775808 " + ids, true},
       {"UPDATE threads SET parent = -9223372036854775808 WHERE id = 2", "threads row 2: parent is -9223372036854775808 " + ids,
@@ -166,34 +161,21 @@ TEST_CASE("hostile: a value out of range in any checked column is refused where 
     REQUIRE(edit_database(db, c.sql).empty());
     // Opening reads no row of these tables: the database opens.
     CHECK(open_error(db).empty());
-    // The timeline's load takes the activations, placed, from row_spans
-    // when it can stand for them (timeline_data.cpp): render reads the
-    // activations' table where it has none, as in an older Skein's
-    // database.
-    std::string rendered = db;
-    if (c.sql.find("UPDATE activations") == 0) {
-      rendered = make_database(dir, "column-without-row-spans.db");
-      REQUIRE(edit_database(rendered, c.sql + "; DROP TABLE row_spans").empty());
-    }
-    std::vector<std::vector<std::string>> commands = {{"render", "-o", dir.file("c.png"), rendered}};
+    std::vector<std::vector<std::string>> commands = {{"render", "-o", dir.file("c.png"), db}};
     if (c.exported) commands.push_back({"export", db, "--format", "chrome", "-o", dir.file("c.json")});
     for (const std::vector<std::string>& args : commands) {
-      const std::string& read = args[0] == "render" ? rendered : db;
       INFO(args[0]);
       const ProcessResult run = run_skein(args);
       // export's 1 is a record it cannot write (export_command.cpp); render
       // stops at a database it cannot read.
       CHECK(run.exit_code == (args[0] == "export" ? 1 : 2));
-      CHECK(run.err.find(read + ": damaged Skein database: " + c.message) != std::string::npos);
+      CHECK(run.err.find(db + ": damaged Skein database: " + c.message) != std::string::npos);
     }
   }
   // The limits themselves pass, as integers and as reals.
   const std::string db = make_database(dir, "edges.db");
   REQUIRE(edit_database(db, "UPDATE threads SET parent = 9223372036854775807 WHERE id = 2;"
-                            "UPDATE threads SET parent = 1.5 WHERE id = 3;"
-                            "UPDATE activations SET start = 0 WHERE id = 1;"
-                            "UPDATE activations SET \"end\" = 4611686018427387903 WHERE id = 2;"
-                            "UPDATE activations SET start = 2.5 WHERE id = 3")
+                            "UPDATE threads SET parent = 1.5 WHERE id = 3")
               .empty());
   CHECK(open_error(db).empty());
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
@@ -209,6 +191,83 @@ TEST_CASE("hostile: a value out of range in any checked column is refused where 
   const ProcessResult render = run_skein({"render", "-o", dir.file("u.png"), unread});
   CHECK(render.exit_code == 0);
   CHECK(render.err.find("damaged") == std::string::npos);
+}
+
+TEST_CASE("hostile: a damaged activation is refused where it is read, by every command that reads it", "[hostile]") {
+  TempDir dir;
+  struct Case {
+    std::string sql;  // on the activations as table `activations`, or on the database itself
+    bool on_activations;
+    std::string message;  // after "DB: damaged Skein database: "
+  };
+  const std::string probe = make_database(dir, "probe.db");
+  REQUIRE(query(probe, "SELECT count(*) FROM activation_blocks") == "1\n");
+  std::string count = query(probe, "SELECT value FROM meta WHERE key = 'activations'");
+  REQUIRE(count.size() > 1);
+  count.pop_back();
+  std::string length = query(probe, "SELECT length(activations) FROM activation_blocks");
+  REQUIRE(length.size() > 1);
+  length.pop_back();
+  // A count one past the stored ones puts the block's end one further.
+  const std::string one_more = std::to_string(std::stoll(count) + 1);
+  const std::string row = "activation_blocks row 1: ";
+  const std::vector<Case> cases = {
+      // Activation 1's four fields (event 2, thread 0, start 10 and a
+      // short run) take a byte each, and activation 2's event one more.
+      {"UPDATE activations SET thread = -9223372036854775808 WHERE id = 2", true,
+       row + "byte 5: thread id -9223372036854775808, which no record may name"},
+      {"UPDATE activations SET end = 9223372036854775807 WHERE id = 1", true,
+       row + "byte 3: an end outside 0 to 4611686018427387903 ns"},
+      {"UPDATE activations SET start = -1 WHERE id = 1", true, row + "byte 2: a start outside 0 to 4611686018427387903 ns"},
+      {"UPDATE activations SET event = 0 WHERE id = 1", true, row + "byte 0: event id 0 (ids start at 1)"},
+      {"UPDATE activation_blocks SET activations = substr(activations, 1, 2)", false,
+       row + "byte 2: the activations end in the middle of a number"},
+      {"UPDATE activation_blocks SET activations = CAST(activations || x'0000' AS BLOB)", false,
+       row + "byte " + length + ": 2 bytes after its last activation"},
+      {"UPDATE activation_blocks SET activations = CAST(activations AS TEXT)", false,
+       row + "not two integers and a blob"},
+      {"UPDATE activation_blocks SET first_activation = 2", false,
+       row + "byte 0: its first_activation 2 and last_activation " + count + " are not the block's"},
+      {"DELETE FROM activation_blocks", false,
+       row + "missing, though meta counts " + count + " activations and it holds those from 1"},
+      {"UPDATE meta SET value = " + one_more + " WHERE key = 'activations'", false,
+       row + "ends at activation " + count + ", where meta's count of " + one_more + " puts its end at " + one_more},
+      {"UPDATE meta SET value = 'many' WHERE key = 'activations'", false,
+       "meta's activations is not a count of activations"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.sql);
+    // The timeline's load takes the activations, placed, from row_spans
+    // when it can stand for them (timeline_data.cpp): render reads the
+    // activations only where there is none.
+    const std::string db = make_database(dir, "activation.db");
+    REQUIRE(edit_database(db, "DROP TABLE row_spans").empty());
+    if (c.on_activations) test::edit_activations(db, c.sql);
+    else REQUIRE(edit_database(db, c.sql).empty());
+    // Opening reads no activation: the database opens.
+    CHECK(open_error(db).empty());
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"render", "-o", dir.file("a.png"), db}, {"export", db, "--format", "chrome", "-o", dir.file("a.json")}}) {
+      INFO(args[0]);
+      const ProcessResult run = run_skein(args);
+      // export's 1 is a record it cannot write (export_command.cpp); render
+      // stops at a database it cannot read.
+      CHECK(run.exit_code == (args[0] == "export" ? 1 : 2));
+      CHECK(run.err.find(db + ": damaged Skein database: " + c.message) != std::string::npos);
+    }
+  }
+  // The limits themselves pass: a start of 0, an end of kMaxTime.
+  const std::string db = make_database(dir, "edges.db");
+  REQUIRE(edit_database(db, "DROP TABLE row_spans").empty());
+  test::edit_activations(db, "UPDATE activations SET start = 0 WHERE id = 1;"
+                             "UPDATE activations SET \"end\" = 4611686018427387903 WHERE id = 2");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"render", "-o", dir.file("e.png"), db}, {"export", db, "--format", "chrome", "-o", dir.file("e.json")}}) {
+    INFO(args[0]);
+    const ProcessResult run = run_skein(args);
+    CHECK(run.err.find("damaged") == std::string::npos);
+    CHECK(run.exit_code == 0);
+  }
 }
 
 TEST_CASE("hostile: a damaged record is refused where it is read, by every command that reads it", "[hostile]") {

@@ -22,6 +22,7 @@
 #include <stdexcept>
 
 #include "recorder/store/sqlite_database.hpp"
+#include "tests/support/packed_activations.hpp"
 #include "tests/support/packed_events.hpp"
 #include "tests/support/packed_transfers.hpp"
 #include "recorder/store/trace_database.hpp"
@@ -108,18 +109,21 @@ inline std::shared_ptr<TraceDatabase> owner_of(const std::string& db) {
 // The rows of `sql` on the database at `path`, as text; "ERROR: ..." when
 // the query fails. Opened read-only, without the Skein schema check, so it
 // works on any SQLite file. In a trace database a query that names
-// `events` reads the records as that table (packed_events.hpp), and one
+// `events` reads the records as that table (packed_events.hpp), one that
+// names `activations` the activations (packed_activations.hpp), and one
 // that names `transfers` Why?'s stored causes (packed_transfers.hpp), which
 // SQLite creates only on a connection that may write: that one connection
 // is opened read-write, and writes nothing but its TEMP tables.
 inline std::string query(const std::string& path, const std::string& sql) {
   const bool events = sql.find("events") != std::string::npos;
   const bool transfers = sql.find("transfers") != std::string::npos;
-  auto db = events || transfers ? SqliteDatabase::open_for_update(path) : SqliteDatabase::open_untrusted(path);
+  const bool activations = sql.find("activations") != std::string::npos;
+  auto db = events || transfers || activations ? SqliteDatabase::open_for_update(path) : SqliteDatabase::open_untrusted(path);
   if (!db) return "ERROR: " + db.error().to_string();
   try {
     if (events && has_packed_events(db.value().handle())) expose_events(db.value().handle());
     if (transfers && has_packed_transfers(db.value().handle())) expose_transfers(db.value().handle());
+    if (activations && has_packed_activations(db.value().handle())) expose_activations(db.value().handle());
   } catch (const std::exception& e) {
     return std::string("ERROR: ") + e.what();
   }

@@ -8,6 +8,7 @@
 
 #include "viewer/analysis/merge_groups.hpp"
 #include "recorder/export/output_escape.hpp"
+#include "recorder/store/activations_table.hpp"
 #include "recorder/store/store_value_check.hpp"
 #include "viewer/analysis/transfer_table.hpp"
 
@@ -46,18 +47,20 @@ std::string_view why_step_kind_name(WhyStepKind kind) {
 }
 
 struct WhyEngine::State {
-  State(TraceEventLookup event, SqliteStatement thread, SqliteStatement block, SqliteStatement active,
-        TransferLookup lookup)
+  State(TraceEventLookup event, SqliteStatement thread, SqliteStatement block, SqliteStatement latest,
+        ActivationReader reader, TransferLookup lookup)
       : events(std::move(event)),
         thread_q(std::move(thread)),
         block_q(std::move(block)),
-        active_q(std::move(active)),
+        latest_q(std::move(latest)),
+        activations(std::move(reader)),
         transfers(std::move(lookup)) {}
 
   TraceEventLookup events;    // records by id, and walks over a range of them
   SqliteStatement thread_q;   // a thread's row
   SqliteStatement block_q;    // the latest block that starts by a time
-  SqliteStatement active_q;   // the activations that start by a time, latest first
+  SqliteStatement latest_q;   // the last activation to start in a block that starts by a time
+  ActivationReader activations;
   TransferLookup transfers;
   MergeGroups groups;
 
@@ -176,21 +179,26 @@ struct WhyEngine::State {
   // times): the ones holding `at` are the latest to start by then, back to
   // the first that ends before it.
   Result<bool> runs_at(ThreadId subject, TimeNs at) {
-    active_q.bind(1, static_cast<std::int64_t>(at));
+    // Ids grow with start: none past the last that starts in a block
+    // starting by then starts by `at`.
+    latest_q.bind(1, static_cast<std::int64_t>(at));
+    auto row = latest_q.step();
+    if (!row) {
+      latest_q.reset();
+      return row.error();
+    }
+    const std::optional<std::int64_t> latest =
+        row.value() ? latest_q.optional_int64(0) : std::optional<std::int64_t>{};
+    latest_q.reset();
+    if (!latest) return false;
     bool runs = false;
-    Status damaged;
-    const Status walked = active_q.for_each_row([&](SqliteStatement& row) {
-      CheckedValues v(row);
-      const ThreadId t = v.thread(0, "thread").value_or(0);
-      const TimeNs end = v.time(1, "end").value_or(0);
-      damaged = v.verdict([&] { return "activations row " + std::string(row.text(2)); });
-      if (!damaged.ok() || end < at) return false;
-      runs = t == subject || same_group(t, subject);
+    const Status walked = activations.backward(*latest, [&](const StoredActivation& a) {
+      if (a.start > at) return true;
+      if (a.end < at) return false;
+      runs = a.thread == subject || same_group(a.thread, subject);
       return !runs;
     });
-    active_q.reset();
     if (!walked.ok()) return walked.error();
-    if (!damaged.ok()) return damaged.error();
     return runs;
   }
   // The `grp` of transfer_table.hpp.
@@ -266,14 +274,16 @@ Result<WhyEngine> WhyEngine::open(TraceStore& store) {
   auto block = db.prepare(
       "SELECT first_event, last_event FROM event_blocks WHERE start <= ?1 ORDER BY id DESC LIMIT 1");
   if (!block) return block.error();
-  // The latest activation to start at or before a time: among those up to
-  // the last that starts in a block starting by then (ids grow with start).
-  auto active = db.prepare(
-      "SELECT thread, \"end\", id FROM activations WHERE id <= (SELECT max(last_activation) FROM event_blocks "
-      "WHERE start <= ?1) AND start <= ?1 ORDER BY id DESC");
-  if (!active) return active.error();
+  // The latest activation to start at or before a time is among those up
+  // to the last that starts in a block starting by then (ids grow with
+  // start).
+  auto latest = db.prepare("SELECT max(last_activation) FROM event_blocks WHERE start <= ?1");
+  if (!latest) return latest.error();
+  auto reader = ActivationReader::open(db);
+  if (!reader) return reader.error();
   auto state = std::make_unique<State>(std::move(event).value(), std::move(thread).value(), std::move(block).value(),
-                                       std::move(active).value(), std::move(*transfers.value()));
+                                       std::move(latest).value(), std::move(reader).value(),
+                                       std::move(*transfers.value()));
   // Merge groups, keyed as the verdicts are.
   auto groups = merge_group_roots(db);
   if (!groups) return groups.error();

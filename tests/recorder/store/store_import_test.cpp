@@ -111,6 +111,7 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
   // The trace spans 60000 - 1200 = 58800 ns: the run time's bins are
   // ceil(58800 / 65536) = 1 ns each, and the rows' spans are cut from 58800.
   CHECK(query(db, "SELECT key, value FROM meta WHERE key NOT LIKE 'warnings.%' ORDER BY key") ==
+        "activations|4\n"  // the four rows of activations above
         "activity_bin_ns|1\n"
         "edge_bins_origin|1200\n"
         "end_time|60000\n"

@@ -53,18 +53,21 @@ TEST_CASE("untrusted: the wrong user_version, application_id, or another program
   const std::string db = dir.file("v.db");
   REQUIRE(test::import_text(kTrace, db).ok());
   REQUIRE(test::edit_database(db, "PRAGMA user_version = 7").empty());
-  CHECK(open_error(db) == db + ": not a Skein database (user_version 7, expected 5)");
+  CHECK(open_error(db) == db + ": not a Skein database (user_version 7, expected 6)");
   REQUIRE(test::edit_database(db, "PRAGMA user_version = 1").empty());
-  CHECK(open_error(db) == db + ": a database of an older Skein (schema 1, this one reads schema 5): import its trace again");
+  CHECK(open_error(db) == db + ": a database of an older Skein (schema 1, this one reads schema 6): import its trace again");
   REQUIRE(test::edit_database(db, "PRAGMA user_version = 4").empty());
-  CHECK(open_error(db) == db + ": a database of an older Skein (schema 4, this one reads schema 5): import its trace again");
-  REQUIRE(test::edit_database(db, "PRAGMA user_version = 5; PRAGMA application_id = 42").empty());
+  CHECK(open_error(db) == db + ": a database of an older Skein (schema 4, this one reads schema 6): import its trace again");
+  // Schema 5 kept one row per activation.
+  REQUIRE(test::edit_database(db, "PRAGMA user_version = 5").empty());
+  CHECK(open_error(db) == db + ": a database of an older Skein (schema 5, this one reads schema 6): import its trace again");
+  REQUIRE(test::edit_database(db, "PRAGMA user_version = 6; PRAGMA application_id = 42").empty());
   CHECK(open_error(db) == db + ": not a Skein database (application_id 42, expected 1399549489)");
 
   const std::string other = dir.file("other.db");
   test::write_file(other, "");  // an empty file is an empty database
   REQUIRE(test::edit_database(other, "CREATE TABLE t(x)").empty());
-  CHECK(open_error(other) == other + ": not a Skein database (user_version 0, expected 5)");
+  CHECK(open_error(other) == other + ": not a Skein database (user_version 0, expected 6)");
 }
 
 TEST_CASE("untrusted: a missing table, a changed column, a view or R*Tree defined otherwise") {
@@ -112,7 +115,7 @@ TEST_CASE("untrusted: files that are not SQLite databases, or are cut short") {
                                    Catch::Contains("file is not a database"));
   const std::string empty = dir.file("empty.db");
   test::write_file(empty, "");
-  CHECK(open_error(empty) == empty + ": not a Skein database (user_version 0, expected 5)");
+  CHECK(open_error(empty) == empty + ": not a Skein database (user_version 0, expected 6)");
   CHECK_THAT(open_error(dir.file("missing.db")), Catch::StartsWith(dir.file("missing.db") + ": cannot open"));
 
   // A real database cut in half: refused or readable, never a crash.

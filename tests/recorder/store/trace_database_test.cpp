@@ -80,17 +80,18 @@ TEST_CASE("trace database: a value damaged after the open is refused by the read
   const std::shared_ptr<TraceDatabase> owner = test::owner_of(db);
   // An update in place: the file's size does not change, and its time may
   // not either within the clock's tick.
-  REQUIRE(test::edit_database(db, "UPDATE activations SET start = 9223372036854775807 WHERE id = 1;"
-                                  "UPDATE threads SET run_time = -1 WHERE id = 1")
-              .empty());
+  test::edit_activations(db, "UPDATE activations SET start = 9223372036854775807 WHERE id = 1");
+  REQUIRE(test::edit_database(db, "UPDATE threads SET run_time = -1 WHERE id = 1").empty());
   auto reader = owner->reader();
   REQUIRE(reader.ok());
   std::size_t read = 0;
   const Status walked = for_each_activation(reader.value().database(), [&](const StoredActivation&) { ++read; });
   REQUIRE_FALSE(walked.ok());
   CHECK(read == 0);
-  CHECK(walked.error().to_string() == db + ": damaged Skein database: activations row 1: start is "
-                                           "9223372036854775807 (times are 0 to 4611686018427387903 ns)");
+  // Activation 1's event (one of the first four records) and thread (0 or
+  // 1) take a byte each: its start is the third byte of the first block.
+  CHECK(walked.error().to_string() == db + ": damaged Skein database: activation_blocks row 1: byte 2: a start "
+                                           "outside 0 to 4611686018427387903 ns");
   auto threads = reader.value().threads();
   REQUIRE_FALSE(threads.ok());
   CHECK(threads.error().to_string() ==
@@ -102,7 +103,7 @@ TEST_CASE("trace database: opening reads no value of the tables it checks as rea
   const std::string db = imported(dir);
   // Every row of both tables out of range: the open checks the shape and
   // meta's times only.
-  REQUIRE(test::edit_database(db, "UPDATE activations SET \"end\" = 'soon'; UPDATE threads SET parent = "
+  REQUIRE(test::edit_database(db, "UPDATE activation_blocks SET activations = x'ff'; UPDATE threads SET parent = "
                                   "-9223372036854775808")
               .empty());
   auto store = TraceStore::open(db);

@@ -33,7 +33,7 @@ TEST_CASE("skein info: a database's contents, warnings on standard error") {
   const auto r = run_process({kSkein, "info", db});
   CHECK(r.exit_code == 0);
   CHECK(r.out ==
-        db + ": Skein trace database, schema 5\n"
+        db + ": Skein trace database, schema 6\n"
              "  trace        " + trace + " (skein)\n"
              "  process      \"blockread\", pid 4242\n"
              "  records                6\n"
@@ -73,7 +73,7 @@ TEST_CASE("skein info: refusals and errors") {
   REQUIRE(run_process({"/usr/bin/env", "sqlite3", other, "CREATE TABLE t(x)"}).exit_code == 0);
   const auto not_ours = run_process({kSkein, "info", other});
   CHECK(not_ours.exit_code == 2);
-  CHECK(not_ours.err == other + ": not a Skein database (user_version 0, expected 5)\n");
+  CHECK(not_ours.err == other + ": not a Skein database (user_version 0, expected 6)\n");
 
   const std::string bad = dir.file("bad.sexp");
   skein::test::write_file(bad, "(skein-trace 1)\n(spawn 1 2 3)\n");
@@ -111,7 +111,7 @@ TEST_CASE("skein info: lost records summing past INT64_MAX show as saturated in 
   const auto r = run_process({kSkein, "info", db});
   CHECK(r.exit_code == 0);
   CHECK(r.out ==
-        db + ": Skein trace database, schema 5\n"
+        db + ": Skein trace database, schema 6\n"
              "  trace        " + trace + " (skein)\n"
              "  process      \"t\", pid 1\n"
              "  records                                         6\n"
