@@ -52,6 +52,18 @@ std::string make_database(const TempDir& dir, const std::string& name, int threa
   return db;
 }
 
+// `skein render` and `skein export --format chrome` of `db` succeed, and
+// say nothing of damage.
+void renders_and_exports_clean(const TempDir& dir, const std::string& db) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"render", "-o", dir.file("e.png"), db}, {"export", db, "--format", "chrome", "-o", dir.file("e.json")}}) {
+    INFO(args[0]);
+    const ProcessResult run = run_skein(args);
+    CHECK(run.err.find("damaged") == std::string::npos);
+    CHECK(run.exit_code == 0);
+  }
+}
+
 std::string open_error(const std::string& db) {
   auto store = TraceStore::open(db);
   return store.ok() ? std::string() : store.error().to_string();
@@ -178,13 +190,7 @@ TEST_CASE("hostile: a value out of range in any checked column is refused where 
                             "UPDATE threads SET parent = 1.5 WHERE id = 3")
               .empty());
   CHECK(open_error(db).empty());
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"render", "-o", dir.file("e.png"), db}, {"export", db, "--format", "chrome", "-o", dir.file("e.json")}}) {
-    INFO(args[0]);
-    const ProcessResult run = run_skein(args);
-    CHECK(run.err.find("damaged") == std::string::npos);
-    CHECK(run.exit_code == 0);
-  }
+  renders_and_exports_clean(dir, db);
   // A value no command computes with: event_blocks.end only picks blocks.
   const std::string unread = make_database(dir, "unread.db");
   REQUIRE(edit_database(unread, "UPDATE event_blocks SET end = 9223372036854775807 WHERE id = 1").empty());
@@ -261,13 +267,7 @@ TEST_CASE("hostile: a damaged activation is refused where it is read, by every c
   REQUIRE(edit_database(db, "DROP TABLE row_spans").empty());
   test::edit_activations(db, "UPDATE activations SET start = 0 WHERE id = 1;"
                              "UPDATE activations SET \"end\" = 4611686018427387903 WHERE id = 2");
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"render", "-o", dir.file("e.png"), db}, {"export", db, "--format", "chrome", "-o", dir.file("e.json")}}) {
-    INFO(args[0]);
-    const ProcessResult run = run_skein(args);
-    CHECK(run.err.find("damaged") == std::string::npos);
-    CHECK(run.exit_code == 0);
-  }
+  renders_and_exports_clean(dir, db);
 }
 
 TEST_CASE("hostile: a damaged record is refused where it is read, by every command that reads it", "[hostile]") {

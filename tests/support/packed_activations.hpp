@@ -121,23 +121,15 @@ inline void expose_activations(sqlite3* db) {
 // Runs `sql` on the activations of the database at `path` (as table
 // `activations`) and packs every block back into it.
 inline void edit_activations(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-    sqlite3_close(db);
-    throw std::runtime_error("cannot open " + path);
-  }
-  try {
+  with_writable(path, [&](sqlite3* db) {
     expose_activations(db);
     packed_exec(db, sql);
     sqlite3_stmt* blocks = nullptr;
     sqlite3_stmt* rows = nullptr;
-    sqlite3_stmt* update = nullptr;
     sqlite3_prepare_v2(db, "SELECT id, first_activation, last_activation FROM main.activation_blocks ORDER BY id",
                        -1, &blocks, nullptr);
     sqlite3_prepare_v2(db, "SELECT id, event, thread, start, end FROM temp.activations WHERE id BETWEEN ?1 AND ?2 "
                        "ORDER BY id", -1, &rows, nullptr);
-    sqlite3_prepare_v2(db, "UPDATE main.activation_blocks SET activations = ?2 WHERE id = ?1", -1, &update,
-                       nullptr);
     std::vector<std::pair<std::int64_t, std::string>> packed;
     while (sqlite3_step(blocks) == SQLITE_ROW) {
       sqlite3_bind_int64(rows, 1, sqlite3_column_int64(blocks, 1));
@@ -156,19 +148,9 @@ inline void edit_activations(const std::string& path, const std::string& sql) {
     }
     sqlite3_finalize(blocks);
     sqlite3_finalize(rows);
-    for (const auto& [id, blob] : packed) {
-      sqlite3_bind_int64(update, 1, id);
-      sqlite3_bind_blob(update, 2, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
-      sqlite3_step(update);
-      sqlite3_reset(update);
-    }
-    sqlite3_finalize(update);
+    write_blobs(db, "UPDATE main.activation_blocks SET activations = ?2 WHERE id = ?1", packed);
     packed_exec(db, "DROP TABLE temp.activations");
-  } catch (...) {
-    sqlite3_close_v2(db);
-    throw;
-  }
-  sqlite3_close(db);
+  });
 }
 
 }  // namespace skein::test

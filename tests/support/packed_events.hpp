@@ -22,6 +22,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace skein::test {
@@ -172,25 +173,52 @@ inline void expose_events(sqlite3* db) {
   sqlite3_finalize(insert);
 }
 
-// Runs `sql` on the records of the database at `path` (as table `events`)
-// and packs every block back into it.
-inline void edit_events(const std::string& path, const std::string& sql) {
+// Opens the database at `path` read-write, calls edit(handle), and closes
+// it, also when edit throws.
+template <class Edit>
+void with_writable(const std::string& path, Edit&& edit) {
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
     sqlite3_close(db);
     throw std::runtime_error("cannot open " + path);
   }
   try {
+    edit(db);
+  } catch (...) {
+    sqlite3_close_v2(db);
+    throw;
+  }
+  sqlite3_close(db);
+}
+
+// Runs `update_sql` (?1 a block's id, ?2 its blob) for each block of
+// `packed`.
+inline void write_blobs(sqlite3* db, const char* update_sql,
+                        const std::vector<std::pair<std::int64_t, std::string>>& packed) {
+  sqlite3_stmt* update = nullptr;
+  if (sqlite3_prepare_v2(db, update_sql, -1, &update, nullptr) != SQLITE_OK)
+    throw std::runtime_error(sqlite3_errmsg(db));
+  for (const auto& [id, blob] : packed) {
+    sqlite3_bind_int64(update, 1, id);
+    sqlite3_bind_blob(update, 2, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
+    sqlite3_step(update);
+    sqlite3_reset(update);
+  }
+  sqlite3_finalize(update);
+}
+
+// Runs `sql` on the records of the database at `path` (as table `events`)
+// and packs every block back into it.
+inline void edit_events(const std::string& path, const std::string& sql) {
+  with_writable(path, [&](sqlite3* db) {
     expose_events(db);
     packed_exec(db, sql);
     sqlite3_stmt* blocks = nullptr;
     sqlite3_stmt* rows = nullptr;
-    sqlite3_stmt* update = nullptr;
     sqlite3_prepare_v2(db, "SELECT id, first_event, last_event FROM main.event_blocks ORDER BY id", -1, &blocks,
                        nullptr);
     sqlite3_prepare_v2(db, "SELECT id, time, head, actor, target, value, text FROM temp.events "
                        "WHERE id BETWEEN ?1 AND ?2 ORDER BY id", -1, &rows, nullptr);
-    sqlite3_prepare_v2(db, "UPDATE main.event_blocks SET records = ?2 WHERE id = ?1", -1, &update, nullptr);
     const auto opt = [&](int c) -> std::optional<std::int64_t> {
       if (sqlite3_column_type(rows, c) == SQLITE_NULL) return std::nullopt;
       if (sqlite3_column_type(rows, c) != SQLITE_INTEGER)
@@ -220,19 +248,9 @@ inline void edit_events(const std::string& path, const std::string& sql) {
     }
     sqlite3_finalize(blocks);
     sqlite3_finalize(rows);
-    for (const auto& [id, blob] : packed) {
-      sqlite3_bind_int64(update, 1, id);
-      sqlite3_bind_blob(update, 2, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
-      sqlite3_step(update);
-      sqlite3_reset(update);
-    }
-    sqlite3_finalize(update);
+    write_blobs(db, "UPDATE main.event_blocks SET records = ?2 WHERE id = ?1", packed);
     packed_exec(db, "DROP TABLE temp.events");
-  } catch (...) {
-    sqlite3_close_v2(db);
-    throw;
-  }
-  sqlite3_close(db);
+  });
 }
 
 }  // namespace skein::test
