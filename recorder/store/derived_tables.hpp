@@ -101,6 +101,16 @@ inline constexpr DerivedTable kActivityBinsTable{
     "CREATE TABLE activity_bins(bin INTEGER PRIMARY KEY, run_ns INTEGER NOT NULL)", "the run time per bin"};
 inline constexpr std::string_view kActivityBinNsKey = "activity_bin_ns";
 
+// The run time per cell of the subsecond heat map (run_time_bins.hpp's
+// subsecond_binning()), exact: the cells with any, by number; and meta's
+// key for their width. Written by the import: the heat map draws from it
+// without reading an activation.
+inline constexpr DerivedTable kSubsecondBinsTable{
+    "subsecond_bins", "bin,run_ns",
+    "CREATE TABLE subsecond_bins(bin INTEGER PRIMARY KEY, run_ns INTEGER NOT NULL)",
+    "the run time per heat-map cell"};
+inline constexpr std::string_view kSubsecondBinNsKey = "subsecond_bin_ns";
+
 // The edges per time bin at a few levels (edge_bins.hpp): the bins with
 // any, and meta's keys for their origin and the levels stored. Written by
 // the import.
@@ -179,10 +189,10 @@ inline constexpr DerivedTable kOlderTransfersTable{
     "the causes"};
 
 // The tables (the view aside), each made by replace_derived_rows.
-inline constexpr std::array<const DerivedTable*, 11> kDerivedTables{
-    &kLayoutTable,   &kCounterRangesTable, &kEventBlockReachTable, &kRowSpansTable,
-    &kRowExtentsTable, &kActivityBinsTable, &kEdgeBinsTable,       &kFindingsTable,
-    &kFindingTextsTable, &kFindingBlocksTable, &kTransferBlocksTable};
+inline constexpr std::array<const DerivedTable*, 12> kDerivedTables{
+    &kLayoutTable,       &kCounterRangesTable, &kEventBlockReachTable, &kRowSpansTable,
+    &kRowExtentsTable,   &kActivityBinsTable,  &kSubsecondBinsTable,   &kEdgeBinsTable,
+    &kFindingsTable,     &kFindingTextsTable,  &kFindingBlocksTable,   &kTransferBlocksTable};
 
 // Whether `db` defines `table` (a table, or a view for kAnomaliesView)
 // exactly as Skein creates it (sqlite_schema's text word for word); false

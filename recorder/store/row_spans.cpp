@@ -168,7 +168,7 @@ void chunk_row(std::int32_t row, RowSpanLayer layer, const std::vector<RowSpan>&
 }  // namespace
 
 std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& threads, const ActivationLog& activations,
-                                          TimeNs span, RunTimeHistogram* activity) {
+                                          TimeNs span, std::span<RunTimeHistogram> histograms) {
   std::vector<RowSpanChunk> out;
   if (threads.empty()) return out;
   std::int32_t rows = 0;
@@ -225,7 +225,7 @@ std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& thre
     row.previous_end = s.end;
     row.any = true;
     row.chunks.add(s, out);
-    if (activity != nullptr) activity->add(s.start, s.end);
+    for (RunTimeHistogram& h : histograms) h.add(s.start, s.end);
   });
   std::vector<bool> busy(static_cast<std::size_t>(rows), false);
   for (std::int32_t r = 0; r < rows; ++r) {
@@ -299,10 +299,10 @@ std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& thre
 
 std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& threads,
                                           const std::vector<RowSpanActivation>& activations, TimeNs span,
-                                          RunTimeHistogram* activity) {
+                                          std::span<RunTimeHistogram> histograms) {
   ActivationLog log;
   for (const RowSpanActivation& a : activations) log.add(a.thread, a.start, a.end);
-  return build_row_spans(threads, log, span, activity);
+  return build_row_spans(threads, log, span, histograms);
 }
 
 std::vector<RowSpanBand> idle_bands(std::vector<TimeNs>& activation_starts,

@@ -54,6 +54,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -172,13 +173,13 @@ struct RowSpanChunk {
 
 // Every chunk of the table, by (row, layer, level, seq). `threads` in any
 // order; an activation of a thread not among them is left out. Each row's
-// activations, as placed, are also added to `activity` when given.
+// activations, as placed, are also added to each of `histograms`.
 [[nodiscard]] std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& threads,
                                                         const ActivationLog& activations, TimeNs span,
-                                                        RunTimeHistogram* activity = nullptr);
+                                                        std::span<RunTimeHistogram> histograms = {});
 [[nodiscard]] std::vector<RowSpanChunk> build_row_spans(const std::vector<RowSpanThread>& threads,
                                                         const std::vector<RowSpanActivation>& activations,
-                                                        TimeNs span, RunTimeHistogram* activity = nullptr);
+                                                        TimeNs span, std::span<RunTimeHistogram> histograms = {});
 
 // Rows below 0 hold the trace's bands, drawn across every row, as runs on
 // the running layer: kIdleBandRow the idle bands, kGcBandRow the gc ones.

@@ -15,7 +15,9 @@
 //
 // activity_binning(): the bins of the whole trace: first_time to end_time
 // held to record.hpp's limits, bin_ns = ceil(span / kActivityMaxBins), so
-// at most kActivityMaxBins bins, every edge within 64 bits.
+// at most kActivityMaxBins bins, every edge within 64 bits. The import
+// also stores the subsecond heat map's cells (subsecond_binning()), from
+// the same activations.
 #pragma once
 
 #include <cstddef>
@@ -60,6 +62,25 @@ struct ActivityBinning {
 };
 [[nodiscard]] ActivityBinning activity_binning(TimeNs first_time, TimeNs end_time);
 
+// The cells of the subsecond heat map (viewer/timeline/subsecond_heatmap.hpp)
+// of a trace of [first_time, end_time]: columns of subsecond_unit(span)
+// from first_time, each cut into kSubsecondRows cells of unit / rows ns;
+// bin k is cell k in column-major order, so the cells are consecutive in
+// time and one histogram fills them. The unit is the largest of 1 s,
+// 100 ms, ... 1 µs that the span covers at least kSubsecondMinColumns
+// times (1 µs when none does); a span of more than kSubsecondMaxColumns
+// seconds gets 10 s, 100 s, ..., the least that it covers at most
+// kSubsecondMaxColumns times. So there are at most kSubsecondMaxCells
+// cells, whatever the span, and every unit divides by the rows exactly.
+inline constexpr int kSubsecondRows = 50;
+inline constexpr TimeNs kSubsecondSecond = 1'000'000'000;
+inline constexpr TimeNs kSubsecondMinUnit = 1'000;
+inline constexpr TimeNs kSubsecondMinColumns = 5;
+inline constexpr std::size_t kSubsecondMaxCells = 1'000'000;
+inline constexpr TimeNs kSubsecondMaxColumns = static_cast<TimeNs>(kSubsecondMaxCells) / kSubsecondRows;
+[[nodiscard]] TimeNs subsecond_unit(TimeNs span);
+[[nodiscard]] ActivityBinning subsecond_binning(TimeNs first_time, TimeNs end_time);
+
 // The stored histogram: `activity_bins` (kActivityBinsTable, derived_tables.hpp)
 // holds the bins with run time, by number, and meta's `activity_bin_ns`
 // their width; the import writes both, inside its transaction.
@@ -80,5 +101,14 @@ struct StoredActivity {
                                                                        TimeNs first_time,
                                                                        TimeNs end_time,
                                                                        std::int64_t rows);
+
+// The same for the heat map's cells: `subsecond_bins` (kSubsecondBinsTable)
+// and meta's `subsecond_bin_ns`, cut by subsecond_binning().
+[[nodiscard]] Status write_subsecond_bins(SqliteDatabase& db, const ActivityBinning& binning,
+                                          const std::vector<std::int64_t>& run_ns);
+[[nodiscard]] Result<std::optional<StoredActivity>> read_subsecond_bins(SqliteDatabase& db,
+                                                                        TimeNs first_time,
+                                                                        TimeNs end_time,
+                                                                        std::int64_t rows);
 
 }  // namespace skein

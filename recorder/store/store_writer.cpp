@@ -249,6 +249,10 @@ Status StoreWriter::add_activity_bins(const ActivityBinning& binning, const std:
   return write_activity_bins(s_->db, binning, run_ns);
 }
 
+Status StoreWriter::add_subsecond_bins(const ActivityBinning& binning, const std::vector<std::int64_t>& run_ns) {
+  return write_subsecond_bins(s_->db, binning, run_ns);
+}
+
 Status StoreWriter::add_edge_bins(const EdgeBins& bins) { return write_edge_bins(s_->db, bins); }
 
 Status StoreWriter::add_placement(const DerivedModel& m) {

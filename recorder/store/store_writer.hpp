@@ -74,6 +74,8 @@ class StoreWriter {
   [[nodiscard]] Status add_row_extents(const std::vector<RowExtent>& extents);
   // The whole trace's run time per bin (run_time_bins.hpp).
   [[nodiscard]] Status add_activity_bins(const ActivityBinning& binning, const std::vector<std::int64_t>& run_ns);
+  // The run time per cell of the subsecond heat map (run_time_bins.hpp).
+  [[nodiscard]] Status add_subsecond_bins(const ActivityBinning& binning, const std::vector<std::int64_t>& run_ns);
   // The edges per bin (edge_bins.hpp).
   [[nodiscard]] Status add_edge_bins(const EdgeBins& bins);
   [[nodiscard]] Status add_warning(std::string_view kind, std::optional<EventId> event,

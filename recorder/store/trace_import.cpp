@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -177,6 +178,9 @@ struct ParseOutcome {
   // same placed activations.
   ActivityBinning activity_binning;
   std::vector<std::int64_t> activity;
+  // And per cell of the subsecond heat map.
+  ActivityBinning subsecond_binning;
+  std::vector<std::int64_t> subsecond;
 };
 
 void keep_activation_spans(const std::vector<ActivationRow>& activations, ActivationLog& into) {
@@ -212,10 +216,14 @@ void build_row_spans(ParseOutcome& out) {
   // else first_time.
   const TimeNs meta_first = m.first_time != kNoTime ? m.first_time : 0;
   out.activity_binning = activity_binning(meta_first, m.end_time != kNoTime ? m.end_time : meta_first);
-  RunTimeHistogram activity(out.activity_binning.first, out.activity_binning.bin_ns, out.activity_binning.bins);
-  out.row_spans = skein::build_row_spans(threads, out.activation_spans, out.row_spans_span, &activity);
+  out.subsecond_binning = subsecond_binning(meta_first, m.end_time != kNoTime ? m.end_time : meta_first);
+  std::array<RunTimeHistogram, 2> histograms{
+      RunTimeHistogram(out.activity_binning.first, out.activity_binning.bin_ns, out.activity_binning.bins),
+      RunTimeHistogram(out.subsecond_binning.first, out.subsecond_binning.bin_ns, out.subsecond_binning.bins)};
+  out.row_spans = skein::build_row_spans(threads, out.activation_spans, out.row_spans_span, histograms);
   out.row_extents = build_row_extents(threads);
-  out.activity = activity.finish();
+  out.activity = histograms[0].finish();
+  out.subsecond = histograms[1].finish();
   // The bands, as the timeline derives them from the records (every
   // activation's start as stored, the trace's end as meta gives it).
   std::vector<TimeNs> starts;
@@ -589,6 +597,7 @@ ImportResult import_batches(TraceSource& source_ref, const std::string& database
     check(w.add_row_spans(parsed.row_spans, parsed.row_spans_span));
     check(w.add_row_extents(parsed.row_extents));
     check(w.add_activity_bins(parsed.activity_binning, parsed.activity));
+    check(w.add_subsecond_bins(parsed.subsecond_binning, parsed.subsecond));
     check(w.add_edge_bins(parsed.edge_bins));
   }
   if (!written.ok() && w.out_of_memory())

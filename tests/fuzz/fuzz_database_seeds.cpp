@@ -119,6 +119,7 @@ int main(int argc, char** argv) {
       "UPDATE activations SET thread = -9223372036854775808 WHERE id = 2",
       "UPDATE activation_blocks SET activations = substr(activations, 1, 5)",
       "UPDATE meta SET value = value + 1 WHERE key = 'activations'",
+      "UPDATE subsecond_bins SET run_ns = -1",
       "UPDATE threads SET parent = -9223372036854775808 WHERE id = 2",
       "UPDATE threads SET first_run = X'00' WHERE id = 1",
       "UPDATE event_blocks SET end = 9223372036854775807 WHERE id = 1",

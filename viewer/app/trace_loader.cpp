@@ -98,7 +98,7 @@ quint64 TraceLoader::load(const QString& path, const QString& cache_dir, std::sh
     TimelineLoadOptions load_options;
     load_options.findings = false;
     load_options.label_lists = false;
-    load_options.activity = true;  // the overview strip's
+    load_options.activity = true;  // the overview strip's and the heat map's
     auto data = load_timeline(*opened.store, load_options);
     if (!data) {
       fail(QString::fromStdString(data.error().to_string()), false);

@@ -41,10 +41,11 @@ Status write_layout_cache(TraceDatabase& database, const std::vector<std::pair<T
   SqliteDatabase& db = write.value().database();
   if (Status s = replace_derived_rows(db, kLayoutTable); !s.ok()) return s;
   // The rows' spans and extents hold the layout they were built with, and the run time
-  // per bin the activations as placed on its rows.
+  // per bin and per heat-map cell the activations as placed on its rows.
   if (Status s = drop_older_table(db, kRowSpansTable); !s.ok()) return s;
   if (Status s = drop_older_table(db, kRowExtentsTable); !s.ok()) return s;
   if (Status s = drop_older_table(db, kActivityBinsTable); !s.ok()) return s;
+  if (Status s = drop_older_table(db, kSubsecondBinsTable); !s.ok()) return s;
   auto insert = db.prepare("INSERT INTO layout_v2(thread, row) VALUES (?1, ?2)");
   if (!insert) return insert.error();
   std::int64_t row_count = 0;

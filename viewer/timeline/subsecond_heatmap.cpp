@@ -31,19 +31,18 @@ TimeNs clamped_end(const TimelineData& data) {
 
 }  // namespace
 
-TimeNs SubsecondHeatmap::choose_unit(TimeNs span) {
-  TimeNs unit = kSecond;
-  // A trace too long for kMaxColumns seconds: columns of 10 s, 100 s, ...
-  while (columns_for(std::max<TimeNs>(span, 0), unit) > kMaxColumns) unit *= 10;
-  while (unit > kMinUnit && span < kMinColumns * unit) unit /= 10;
-  return unit;
-}
+TimeNs SubsecondHeatmap::choose_unit(TimeNs span) { return subsecond_unit(std::max<TimeNs>(span, 0)); }
 
 SubsecondHeatmap SubsecondHeatmap::build(const TimelineData& data) {
-  return build(data, choose_unit(clamped_end(data) - clamped_first(data)), kRows);
+  return build(data, choose_unit(clamped_end(data) - clamped_first(data)), kRows, data.subsecond);
 }
 
 SubsecondHeatmap SubsecondHeatmap::build(const TimelineData& data, TimeNs unit, int rows) {
+  return build(data, unit, rows, std::nullopt);
+}
+
+SubsecondHeatmap SubsecondHeatmap::build(const TimelineData& data, TimeNs unit, int rows,
+                                         const std::optional<StoredActivity>& stored) {
   SubsecondHeatmap m;
   m.first_ = clamped_first(data);
   m.end_ = clamped_end(data);
@@ -62,8 +61,13 @@ SubsecondHeatmap SubsecondHeatmap::build(const TimelineData& data, TimeNs unit, 
   // Whole columns covering the span: the last one may reach past the end.
   m.columns_ = static_cast<int>(columns_for(span, m.unit_));
   const auto cells = static_cast<std::size_t>(m.columns_) * static_cast<std::size_t>(m.rows_);
-  // Column-major cells are consecutive in time: one histogram of cells.
-  m.cells_ = run_time_histogram(data, m.first_, cell, cells);
+  // Column-major cells are consecutive in time: one histogram of cells,
+  // the import's when it cut the same cells.
+  if (stored && stored->binning.first == m.first_ && stored->binning.bin_ns == cell &&
+      stored->binning.bins == cells && stored->run_ns.size() == cells)
+    m.cells_ = stored->run_ns;
+  else
+    m.cells_ = run_time_histogram(data, m.first_, cell, cells);
   for (std::int64_t v : m.cells_) m.max_ = std::max(m.max_, v);
   return m;
 }

@@ -29,7 +29,9 @@
 // time from the start of the earlier cell to the end of the later one (in
 // time order, whichever end the drag started from), clamped to the trace.
 //
-// Cost: O(activations + cells) to build (one exact histogram of cells);
+// Cost: O(cells) to build from the cells the import stored (the default
+// unit and rows of a loaded trace), else O(activations + cells) (one exact
+// histogram of cells);
 // geometry and selection are O(1).
 #pragma once
 
@@ -38,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "recorder/store/run_time_bins.hpp"
 #include "viewer/timeline/timeline_data.hpp"
 
 namespace skein {
@@ -56,18 +59,22 @@ struct HeatmapRange {
 
 class SubsecondHeatmap {
  public:
-  static constexpr int kRows = 50;
-  static constexpr TimeNs kSecond = 1'000'000'000;
-  static constexpr TimeNs kMinUnit = 1'000;  // 1 µs: cells of 20 ns
-  static constexpr TimeNs kMinColumns = 5;
+  // The choice is the store's (recorder/store/run_time_bins.hpp), which
+  // keeps the cells of that default: the import stores them.
+  static constexpr int kRows = kSubsecondRows;
+  static constexpr TimeNs kSecond = kSubsecondSecond;
+  static constexpr TimeNs kMinUnit = kSubsecondMinUnit;  // 1 µs: cells of 20 ns
+  static constexpr TimeNs kMinColumns = kSubsecondMinColumns;
   // Memory is bounded by these, never by the trace's span: at most
   // kMaxCells cells (8 bytes each), and choose_unit() gives at most
   // kMaxColumns columns (kRows rows each).
-  static constexpr std::size_t kMaxCells = 1'000'000;
-  static constexpr TimeNs kMaxColumns = static_cast<TimeNs>(kMaxCells) / kRows;
+  static constexpr std::size_t kMaxCells = kSubsecondMaxCells;
+  static constexpr TimeNs kMaxColumns = kSubsecondMaxColumns;
 
   SubsecondHeatmap() = default;
-  // The unit chosen by choose_unit() for the trace's span.
+  // The unit chosen by choose_unit() for the trace's span. The cells come
+  // from those the import stored (data.subsecond) when the load read them
+  // and they are cut as this map's; else from the activations.
   [[nodiscard]] static SubsecondHeatmap build(const TimelineData& data);
   // An explicit unit (a multiple of `rows`, > 0) and row count (1 to
   // kMaxCells). A unit that would make more than kMaxCells cells is raised
@@ -113,6 +120,9 @@ class SubsecondHeatmap {
   [[nodiscard]] std::string caption() const;
 
  private:
+  // build() with `stored` cells to take when they are cut as this map's.
+  [[nodiscard]] static SubsecondHeatmap build(const TimelineData& data, TimeNs unit, int rows,
+                                              const std::optional<StoredActivity>& stored);
   TimeNs first_ = 0;
   TimeNs end_ = 0;
   TimeNs unit_ = kSecond;

@@ -715,6 +715,10 @@ Result<TimelineData> load_timeline(TraceStore& store, const TimelineLoadOptions&
         read_activity_bins(db, data.first_time, data.end_time, static_cast<std::int64_t>(data.rows.size()));
     if (!activity) return activity.error();
     data.activity = std::move(activity).value();
+    auto subsecond =
+        read_subsecond_bins(db, data.first_time, data.end_time, static_cast<std::int64_t>(data.rows.size()));
+    if (!subsecond) return subsecond.error();
+    data.subsecond = std::move(subsecond).value();
   }
 
   auto sites = store.sites();

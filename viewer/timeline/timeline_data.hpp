@@ -186,6 +186,8 @@ struct TimelineData {
   // has none (an older Skein's), or for data derived otherwise (the view
   // filters), whose overview comes from its activations.
   std::optional<StoredActivity> activity;
+  // The same for the subsecond heat map's cells (subsecond_heatmap.hpp).
+  std::optional<StoredActivity> subsecond;
   bool layout_from_cache = false;
   // Thread ids to indexes: dense_index[id - dense_base] when the ids are
   // dense enough (the runtime numbers threads from 0), else a binary
@@ -222,9 +224,10 @@ struct TimelineLoadOptions {
   // skein-view does not: its analysis worker reads them after the first
   // frame (read_thread_label_lists).
   bool label_lists = true;
-  // Read the run time per bin the import stored (`activity`), which only
-  // skein-view's overview strip draws: up to 65,536 rows, whatever the
-  // trace's size.
+  // Read the run time per bin and per heat-map cell the import stored
+  // (`activity`, `subsecond`), which only skein-view's overview strip and
+  // heat map draw: up to 65,536 and 1,000,000 rows, whatever the trace's
+  // size.
   bool activity = false;
 };
 

@@ -122,3 +122,43 @@ TEST_CASE("The stored run time per bin reads back as written, the empty bins as 
     CHECK_FALSE(foreign.value().has_value());
   }
 }
+
+TEST_CASE("The heat map's cells: cut as the heat map cuts them, stored and read back, a damaged one refused") {
+  // 3.2 ms holds 1 ms fewer than five times and 100 µs thirty-two times:
+  // columns of 100 µs, 50 cells of 2 µs each, 32 columns.
+  const ActivityBinning b = subsecond_binning(1'000, 1'000 + 3'200'000);
+  CHECK(subsecond_unit(3'200'000) == 100'000);
+  CHECK(b.first == 1'000);
+  CHECK(b.bin_ns == 2'000);
+  CHECK(b.bins == 32u * 50u);
+  // A span of exactly five units takes that unit; a longer than 20,000
+  // seconds one, the least power of ten seconds that gives at most 20,000
+  // columns.
+  CHECK(subsecond_unit(5'000'000) == 1'000'000);
+  CHECK(subsecond_unit(4'999'999) == 100'000);
+  CHECK(subsecond_unit(20'000 * kSubsecondSecond) == kSubsecondSecond);
+  CHECK(subsecond_unit(20'000 * kSubsecondSecond + 1) == 10 * kSubsecondSecond);
+  CHECK(subsecond_unit(0) == kSubsecondMinUnit);
+  CHECK(subsecond_binning(7, 7).bins == 0);
+
+  Db d;
+  std::vector<std::int64_t> run(b.bins, 0);
+  run[0] = 5;
+  run[b.bins - 1] = b.bin_ns;
+  REQUIRE(d.db->exec("BEGIN").ok());
+  REQUIRE(write_subsecond_bins(*d.db, b, run).ok());
+  REQUIRE(d.db->exec("COMMIT").ok());
+  auto read = read_subsecond_bins(*d.db, 1'000, 1'000 + 3'200'000, 1);
+  REQUIRE(read.ok());
+  REQUIRE(read.value().has_value());
+  CHECK(read.value()->run_ns == run);
+  // The whole trace's bins are another table, absent here.
+  auto activity = read_activity_bins(*d.db, 1'000, 1'000 + 3'200'000, 1);
+  REQUIRE(activity.ok());
+  CHECK_FALSE(activity.value().has_value());
+  REQUIRE(d.db->exec("UPDATE subsecond_bins SET run_ns = run_ns + 1 WHERE bin = " + std::to_string(b.bins - 1)).ok());
+  auto bad = read_subsecond_bins(*d.db, 1'000, 1'000 + 3'200'000, 1);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().to_string().find("damaged Skein database: subsecond_bins row " + std::to_string(b.bins - 1) +
+                                     ": run time") != std::string::npos);
+}

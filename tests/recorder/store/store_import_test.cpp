@@ -130,6 +130,9 @@ TEST_CASE("import: a Skein trace gives the hand-computed tables") {
         "row_spans_placed|5\n"
         "row_spans_span|58800\n"
         "source|t.sexp\n"
+        // The span, 58,800 ns, holds 10 µs five times and 100 µs not: the
+        // heat map's columns are 10 µs, cut into 50 cells of 200 ns.
+        "subsecond_bin_ns|200\n"
         "threads|3\n"
         "truncated|0\n"
         "warnings|0\n");

@@ -34,6 +34,7 @@
 #include "tests/support/store_query.hpp"
 #include "tests/viewer/pixel_count.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
+#include "viewer/timeline/subsecond_heatmap.hpp"
 #include "viewer/analysis/lint_run.hpp"
 #include "viewer/render/timeline_image.hpp"
 #include "viewer/timeline/activity_overview.hpp"
@@ -309,8 +310,8 @@ void check_same_placement(const TimelineData& got, const TimelineData& want) {
 // import wrote them, hold what the whole load placed on the row: its
 // activations in order, clipped alike, each with its thread, and its
 // threads with their times and outcomes; and the run time per bin it wrote
-// (run_time_bins.hpp) is the histogram of those activations. Returns the
-// rows compared.
+// (run_time_bins.hpp), and per cell of the subsecond heat map, are the
+// histograms of those activations. Returns the rows compared.
 std::size_t check_row_spans(const std::string& db) {
   // The reference: the whole load of a copy without row_spans, which reads
   // the activations one by one from their table, places them itself and
@@ -421,6 +422,20 @@ std::size_t check_row_spans(const std::string& db) {
   const ActivityBinning& binning = full.activity->binning;
   CHECK(binning.bin_ns == activity_binning(full.first_time, full.end_time).bin_ns);
   CHECK(full.activity->run_ns == run_time_histogram(full, binning.first, binning.bin_ns, binning.bins));
+  // So are the heat map's cells, and the heat map built from them is the
+  // one built from the activations, cell for cell.
+  REQUIRE(full.subsecond.has_value());
+  const ActivityBinning& cells = full.subsecond->binning;
+  const TimeNs unit = SubsecondHeatmap::choose_unit(full.end_time - full.first_time);
+  CHECK(cells.bin_ns == unit / SubsecondHeatmap::kRows);
+  CHECK(cells.first == full.first_time);
+  CHECK(full.subsecond->run_ns == run_time_histogram(full, cells.first, cells.bin_ns, cells.bins));
+  const SubsecondHeatmap stored = SubsecondHeatmap::build(full);
+  const SubsecondHeatmap walked = SubsecondHeatmap::build(full, unit, SubsecondHeatmap::kRows);
+  REQUIRE(stored.columns() == walked.columns());
+  REQUIRE(static_cast<std::size_t>(stored.columns()) * SubsecondHeatmap::kRows == cells.bins);
+  for (int c = 0; c < stored.columns(); ++c)
+    for (int r = 0; r < SubsecondHeatmap::kRows; ++r) CHECK(stored.run_ns({c, r}) == walked.run_ns({c, r}));
   return full.rows.size();
 }
 
