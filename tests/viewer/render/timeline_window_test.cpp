@@ -436,6 +436,13 @@ std::size_t check_row_spans(const std::string& db) {
   REQUIRE(static_cast<std::size_t>(stored.columns()) * SubsecondHeatmap::kRows == cells.bins);
   for (int c = 0; c < stored.columns(); ++c)
     for (int r = 0; r < SubsecondHeatmap::kRows; ++r) CHECK(stored.run_ns({c, r}) == walked.run_ns({c, r}));
+  // And the heat map does take the stored cells: one changed shows.
+  TimelineData altered = full;
+  altered.subsecond->run_ns[1] += 7;
+  CHECK(SubsecondHeatmap::build(altered).run_ns({0, 1}) == walked.run_ns({0, 1}) + 7);
+  // Not when they are cut otherwise (another trace's times).
+  altered.subsecond->binning.bin_ns += 1;
+  CHECK(SubsecondHeatmap::build(altered).run_ns({0, 1}) == walked.run_ns({0, 1}));
   return full.rows.size();
 }
 
