@@ -14,18 +14,19 @@
 //   - CheckedValues, for each row of any other table: a reader asks it
 //     for a row's times and thread ids instead of reading them bare, then
 //     asks for its verdict before it uses the row. The columns so read
-//     (SCHEMA.md, on untrusted databases): activations.thread, start and end;
-//     threads.id, parent, merged_into, created, first_run, resolved and
-//     run_time; counters.time. The records packed in event_blocks are
-//     checked by their decoder as they are read (event_block_codec.hpp);
-//     the lints' findings and causes by theirs.
+//     (SCHEMA.md, on untrusted databases): threads.id, parent,
+//     merged_into, created, first_run, resolved and run_time;
+//     counters.time. The records packed in event_blocks and the
+//     activations packed in activation_blocks are checked by their
+//     decoders as they are read (event_block_codec.hpp,
+//     activation_block_codec.hpp); the lints' findings and causes by theirs.
 // A value of another type (text, a blob, a real beyond the range) fails
 // too: SQLite would convert it to some integer when read. A real within
 // the range passes, read as its integer part. NULL passes, as "absent".
 //
 // The error names the table, the row, the column and its value, as SQL's
 // quote() spells it:
-//   "FILE: damaged Skein database: activations row 7: end is
+//   "FILE: damaged Skein database: threads row 7: resolved is
 //    9223372036854775807 (times are 0 to 4611686018427387903 ns)".
 // A command that meets one stops with it (exit status 2); a value nobody
 // reads harms nothing and is not looked at.
