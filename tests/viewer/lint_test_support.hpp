@@ -6,8 +6,11 @@
 //
 // lint_trace() imports the trace into a temporary database and lints it
 // through the store (lint_store), and checks on the way that linting the
-// same events from memory (lint_events) gives the same report, so every
-// test covers both entry points.
+// same events from memory (lint_events) gives the same report, and that
+// the findings left in their spools (LintOptions::findings_in_memory off,
+// with segments small enough that they go to the spools' files) read back
+// as the very findings decoded in memory, so every test covers both entry
+// points and both ways of keeping findings.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -55,6 +58,21 @@ inline LintReport lint_trace(const std::string& trace, std::vector<LintRuleId> r
   LintReport from_memory = lint_events(events.value().events(), options);
   CHECK(finding_lines(from_memory.findings) == finding_lines(from_store.value().findings));
   CHECK(from_memory.counts == from_store.value().counts);
+  LintOptions spooling = options;
+  spooling.findings_in_memory = false;
+  spooling.spool_segment_bytes = 64;
+  auto spooled = lint_store(store.value(), spooling);
+  REQUIRE(spooled.ok());
+  CHECK(spooled.value().findings.empty());
+  CHECK(spooled.value().counts == from_store.value().counts);
+  std::vector<LintFinding> read_back;
+  const Status read = for_each_finding(spooled.value(), [&](const LintFinding& f) {
+    read_back.push_back(f);
+    return true;
+  });
+  CHECK(read.ok());
+  CHECK(read_back == from_store.value().findings);
+  CHECK(finding_count(spooled.value()) == from_store.value().findings.size());
   return std::move(from_store).value();
 }
 

@@ -5,7 +5,9 @@
 // are made empty (derived_tables.hpp: created when absent, refused when a
 // table of that name has other columns) and the `anomalies` view defined,
 // then the findings are rewritten through one prepared INSERT, numbered
-// from 1 in report order, and the texts they name after them.
+// from 1 in report order as they are read (from memory or their spools:
+// lint_run.hpp), and the texts they name and their blocks' index after
+// them.
 #include "viewer/analysis/anomaly_table.hpp"
 
 #include <algorithm>
@@ -37,35 +39,49 @@ class TextIds {
   std::vector<const std::string*> order_;
 };
 
-// The block range index over the findings as numbered (kFindingBlocksTable).
-Status write_finding_blocks(SqliteDatabase& db, const std::vector<LintFinding>& findings) {
-  if (Status s = replace_derived_rows(db, kFindingBlocksTable); !s.ok()) return s;
-  auto insert = db.prepare(
-      "INSERT INTO finding_blocks(id, first_finding, last_finding, start, \"end\") VALUES (?1, ?2, ?3, ?4, ?5)");
-  if (!insert) return insert.error();
-  const auto n = static_cast<std::int64_t>(findings.size());
-  for (std::int64_t first = 1, block = 1; first <= n; first += kFindingBlockSize, ++block) {
-    const std::int64_t last = std::min(n, first + kFindingBlockSize - 1);
-    TimeNs start = findings[static_cast<std::size_t>(first - 1)].time, end = start;
-    for (std::int64_t id = first; id <= last; ++id) {
-      start = std::min(start, findings[static_cast<std::size_t>(id - 1)].time);
-      end = std::max(end, findings[static_cast<std::size_t>(id - 1)].time);
-    }
-    SqliteStatement& q = insert.value();
-    q.bind(1, block);
-    q.bind(2, first);
-    q.bind(3, last);
-    q.bind(4, static_cast<std::int64_t>(start));
-    q.bind(5, static_cast<std::int64_t>(end));
-    if (Status s = q.run(); !s.ok()) return s;
+// The block range index over the findings as numbered
+// (kFindingBlocksTable), gathered as they are written: each block's
+// earliest and latest time.
+class FindingBlocks {
+ public:
+  void add(std::int64_t number, TimeNs time) {
+    if ((number - 1) % kFindingBlockSize == 0) blocks_.push_back(Block{number, number, time, time});
+    Block& b = blocks_.back();
+    b.last = number;
+    b.start = std::min(b.start, time);
+    b.end = std::max(b.end, time);
   }
-  return {};
-}
+  Status write(SqliteDatabase& db) const {
+    auto insert = db.prepare(
+        "INSERT INTO finding_blocks(id, first_finding, last_finding, start, \"end\") VALUES (?1, ?2, ?3, ?4, ?5)");
+    if (!insert) return insert.error();
+    std::int64_t id = 0;
+    for (const Block& b : blocks_) {
+      SqliteStatement& q = insert.value();
+      q.bind(1, ++id);
+      q.bind(2, b.first);
+      q.bind(3, b.last);
+      q.bind(4, static_cast<std::int64_t>(b.start));
+      q.bind(5, static_cast<std::int64_t>(b.end));
+      if (Status s = q.run(); !s.ok()) return s;
+    }
+    return {};
+  }
 
-Status write_findings(SqliteDatabase& db, const std::vector<LintFinding>& findings) {
+ private:
+  struct Block {
+    std::int64_t first = 0;
+    std::int64_t last = 0;
+    TimeNs start = 0;
+    TimeNs end = 0;
+  };
+  std::vector<Block> blocks_;
+};
+
+Status write_findings(SqliteDatabase& db, const LintReport& report) {
   if (Status s = replace_derived_rows(db, kFindingsTable); !s.ok()) return s;
   if (Status s = replace_derived_rows(db, kFindingTextsTable); !s.ok()) return s;
-  if (Status s = write_finding_blocks(db, findings); !s.ok()) return s;
+  if (Status s = replace_derived_rows(db, kFindingBlocksTable); !s.ok()) return s;
   if (Status s = define_anomalies_view(db); !s.ok()) return s;
   auto insert = db.prepare(
       "INSERT INTO findings(id, rule, severity, time, thread, from_thread, suspect, event, grouping, message, "
@@ -73,8 +89,10 @@ Status write_findings(SqliteDatabase& db, const std::vector<LintFinding>& findin
   if (!insert) return insert.error();
   SqliteStatement& q = insert.value();
   TextIds texts;
+  FindingBlocks blocks;
   std::int64_t number = 0;
-  for (const LintFinding& f : findings) {
+  Status written;
+  const Status read = for_each_finding(report, [&](const LintFinding& f) {
     const MessageTemplate message = split_message(f.message);
     q.bind(1, ++number);
     q.bind(2, texts.id(lint_rule_name(f.rule)));
@@ -88,8 +106,13 @@ Status write_findings(SqliteDatabase& db, const std::vector<LintFinding>& findin
     else q.bind(9, texts.id(f.group));
     q.bind(10, texts.id(message.text));
     for (std::size_t a = 0; a < kMessageArguments; ++a) q.bind(static_cast<int>(11 + a), message.arguments[a]);
-    if (Status s = q.run(); !s.ok()) return s;
-  }
+    written = q.run();
+    blocks.add(number, f.time);
+    return written.ok();
+  });
+  if (!read.ok()) return read;
+  if (!written.ok()) return written;
+  if (Status s = blocks.write(db); !s.ok()) return s;
   auto text = db.prepare("INSERT INTO finding_texts(id, text) VALUES (?1, ?2)");
   if (!text) return text.error();
   std::int64_t id = 0;
@@ -107,7 +130,7 @@ Status store_lint_report(TraceDatabase& database, const LintReport& report, Writ
   auto write = database.begin_write(durability);
   if (!write) return write.error();
   SqliteDatabase& db = write.value().database();
-  if (Status s = write_findings(db, report.findings); !s.ok()) return s;
+  if (Status s = write_findings(db, report); !s.ok()) return s;
   if (!report.transfers.empty())
     if (Status s = write_transfers(db, report.transfers); !s.ok()) return s;
   return write.value().commit();

@@ -2,8 +2,12 @@
 //
 // A rule sees the trace once, in record order: the events of the heads it
 // asks for (observed_heads, observe), and, if it asks, every verdict of the
-// causality replay (observe_transfer, after the event that settled it). At the end it appends its findings, in the order it
-// wants them printed within its group. Rules keep their own state, in
+// causality replay (observe_transfer, after the event that settled it).
+// A finding known as soon as a record shows it is handed on at once
+// (hand_on(): the lint spools it, finding_spool.hpp, so a trace with millions
+// of findings holds none of them in the rule); those known only at the
+// end, finish() appends. A rule's group prints in the order it emitted,
+// then appended. Rules keep their own state, in
 // ThreadTable slots, so a million records cost a few array lookups each;
 // none goes back to the database.
 #pragma once
@@ -54,9 +58,18 @@ struct LintTraceEnd {
   bool ended_cleanly = false;  // an (end) record was read
 };
 
+// Where a rule's findings go as they are found (the lint's per-rule spool).
+class FindingSink {
+ public:
+  virtual ~FindingSink() = default;
+  virtual void add(LintFinding&& f) = 0;
+};
+
 class LintRule {
  public:
   virtual ~LintRule() = default;
+  // Set by the lint before the first record.
+  void attach(FindingSink& sink) { sink_ = &sink; }
   [[nodiscard]] virtual LintRuleId id() const = 0;
   // The heads whose events observe() gets, as a mask of 1 << RecordHead.
   [[nodiscard]] virtual std::uint32_t observed_heads() const { return 0; }
@@ -66,6 +79,13 @@ class LintRule {
   virtual void observe(const TraceEvent& e) { (void)e; }
   virtual void observe_transfer(const ControlTransfer& t) { (void)t; }
   virtual void finish(const LintTraceEnd& end, std::vector<LintFinding>& out) = 0;
+
+ protected:
+  // Hands a finding on now (attach() came first).
+  void hand_on(LintFinding&& f) { sink_->add(std::move(f)); }
+
+ private:
+  FindingSink* sink_ = nullptr;
 };
 
 // The mask of observed_heads() for a list of heads.
@@ -76,9 +96,6 @@ class LintRule {
 }
 
 [[nodiscard]] std::unique_ptr<LintRule> make_lint_rule(LintRuleId rule, const LintSettings& settings);
-
-// Moves `findings` to the end of `out` (without copying when `out` is empty).
-void append_findings(std::vector<LintFinding>& findings, std::vector<LintFinding>& out);
 
 // "thread 12" — how messages name a thread (the scheduler is "the scheduler").
 [[nodiscard]] std::string thread_phrase(ThreadId t);

@@ -2,15 +2,18 @@
 // (rule factory, phrases, header semantics). Rules are sorted and deduped;
 // each event goes only to the rules that observe its head, and the replay
 // runs only when a rule observes transfers or they are kept, its verdicts
-// reaching those rules right after the event that settled them. At the end
-// the rules' findings are stable-sorted by group severity, then numbered
-// from 1. lint_store() reads the facts from the heads and meta tables and
+// reaching those rules right after the event that settled them. A rule's
+// findings go to its spool as they come; at the end the spools are
+// stable-sorted by group severity, and their findings numbered from 1 as
+// they are read. lint_store() reads the facts from the heads and meta tables and
 // the events from a prefetch thread; lint_events() derives them in a scan.
 #include "viewer/analysis/lint_run.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "viewer/analysis/rules/blocking_activation.hpp"
@@ -35,15 +38,6 @@ std::unique_ptr<LintRule> make_lint_rule(LintRuleId rule, const LintSettings& se
     case LintRuleId::lost_records: return make_lost_records_rule();
   }
   return nullptr;
-}
-
-void append_findings(std::vector<LintFinding>& findings, std::vector<LintFinding>& out) {
-  if (out.empty()) {
-    out.swap(findings);
-  } else {
-    for (auto& f : findings) out.push_back(std::move(f));
-  }
-  findings.clear();
 }
 
 std::string thread_phrase(ThreadId t) {
@@ -76,21 +70,87 @@ namespace {
 
 constexpr std::string_view kLintCancelled = "the lint was cancelled";
 
+using LeftOut = std::map<std::int64_t, std::array<std::uint64_t, kLintRuleCount>>;
+
+// A rule's findings as it hands them on: spooled, except those that rest
+// on a `lost` gap, which are left out and counted for the gap's note
+// (rules/lost_records.hpp); and the group's severity, its most severe
+// finding's.
+class RuleGroup final : public FindingSink {
+ public:
+  RuleGroup(LeftOut& left_out, std::size_t segment_bytes) : spool(segment_bytes), left_out_(left_out) {}
+  void add(LintFinding&& f) override {
+    if (f.gap != 0) {
+      ++left_out_[f.gap][static_cast<std::size_t>(f.rule)];
+      return;
+    }
+    worst = std::min(worst, f.severity);
+    spool.add(f);
+  }
+
+  FindingSpool spool;
+  LintSeverity worst = LintSeverity::note;
+
+ private:
+  LeftOut& left_out_;
+};
+
+// The note of a `lost` record, told how many findings rest on it.
+void note_left_out(LintFinding& note, const LeftOut& left_out) {
+  const auto it = note.event ? left_out.find(*note.event) : left_out.end();
+  if (it == left_out.end()) return;
+  std::string parts;
+  std::uint64_t total = 0;
+  std::size_t kinds = 0;
+  for (const LintRuleId r : all_lint_rules()) kinds += it->second[static_cast<std::size_t>(r)] != 0 ? 1 : 0;
+  std::size_t k = 0;
+  for (const LintRuleId r : all_lint_rules()) {
+    const std::uint64_t n = it->second[static_cast<std::size_t>(r)];
+    if (n == 0) continue;
+    total += n;
+    parts += k == 0 ? "" : (k + 1 == kinds ? " and " : ", ");
+    parts += std::to_string(n) + " " + std::string(lint_rule_name(r));
+    ++k;
+  }
+  note.message += "; " + parts + (total == 1 ? " finding that depends on it is" : " findings that depend on it are") +
+                  " left out";
+}
+
+Status for_each_spooled(const SpooledFindings& spooled, const std::function<bool(const LintFinding&)>& visit) {
+  std::uint32_t number = 0;
+  bool go_on = true;
+  for (const FindingSpool& group : spooled.groups) {
+    Status s = group.for_each([&](LintFinding& f) {
+      f.number = ++number;
+      if (f.rule == LintRuleId::lost_records) note_left_out(f, spooled.left_out);
+      go_on = visit(f);
+      return go_on;
+    });
+    if (!s.ok() || !go_on) return s;
+  }
+  return {};
+}
+
 // One pass: each event goes to the rules that observe its head, and the
 // replay's verdicts reach the rules right after the event that settled them.
 class LintPass {
  public:
   LintPass(const LintOptions& options, CausalityReplayOptions replay)
-      : replay_(replay), keep_transfers_(options.keep_transfers) {
+      : replay_(replay), keep_transfers_(options.keep_transfers), in_memory_(options.findings_in_memory) {
     std::vector<LintRuleId> rules = options.rules.empty()
                                         ? std::vector<LintRuleId>(all_lint_rules().begin(), all_lint_rules().end())
                                         : options.rules;
     std::sort(rules.begin(), rules.end());
     rules.erase(std::unique(rules.begin(), rules.end()), rules.end());
+    // Findings the report decodes stay in memory anyway: their spools
+    // never go to a file.
+    const std::size_t segment_bytes = in_memory_ ? SIZE_MAX : options.spool_segment_bytes;
     for (const LintRuleId r : rules) {
       report_.rules.push_back(r);
       rules_.push_back(make_lint_rule(r, options.settings));
+      groups_.push_back(std::make_unique<RuleGroup>(left_out_, segment_bytes));
       LintRule* rule = rules_.back().get();
+      rule->attach(*groups_.back());
       for (std::size_t h = 0; h < kRecordHeadCount; ++h)
         if ((rule->observed_heads() & (1u << h)) != 0) by_head_[h].push_back(rule);
       if (rule->observes_transfers()) transfer_rules_.push_back(rule);
@@ -105,44 +165,8 @@ class LintPass {
       for (LintRule* r : transfer_rules_) r->observe_transfer(v);
     if (keep_transfers_) report_.transfers.insert(report_.transfers.end(), verdicts_.begin(), verdicts_.end());
   }
-  // No verdict rests on a `lost` gap: the findings that depend on one are
-  // left out and counted in the gap's note (rules/lost_records.hpp).
-  void leave_out_across_gaps(std::vector<std::vector<LintFinding>>& groups) {
-    std::map<std::int64_t, std::array<std::uint64_t, kLintRuleCount>> left_out;  // gap -> per rule
-    for (auto& g : groups) {
-      const auto kept = std::remove_if(g.begin(), g.end(), [&](const LintFinding& f) {
-        if (f.gap == 0) return false;
-        ++left_out[f.gap][static_cast<std::size_t>(f.rule)];
-        return true;
-      });
-      g.erase(kept, g.end());
-    }
-    if (left_out.empty()) return;
-    for (std::size_t i = 0; i < rules_.size(); ++i) {
-      if (rules_[i]->id() != LintRuleId::lost_records) continue;
-      for (LintFinding& note : groups[i]) {
-        const auto it = note.event ? left_out.find(*note.event) : left_out.end();
-        if (it == left_out.end()) continue;
-        std::string parts;
-        std::uint64_t total = 0;
-        std::size_t kinds = 0;
-        for (const LintRuleId r : all_lint_rules()) kinds += it->second[static_cast<std::size_t>(r)] != 0 ? 1 : 0;
-        std::size_t k = 0;
-        for (const LintRuleId r : all_lint_rules()) {
-          const std::uint64_t n = it->second[static_cast<std::size_t>(r)];
-          if (n == 0) continue;
-          total += n;
-          parts += k == 0 ? "" : (k + 1 == kinds ? " and " : ", ");
-          parts += std::to_string(n) + " " + std::string(lint_rule_name(r));
-          ++k;
-        }
-        note.message += "; " + parts + (total == 1 ? " finding that depends on it is" : " findings that depend on it are") +
-                        " left out";
-      }
-    }
-  }
 
-  LintReport finish(const LintTraceEnd& end) {
+  Result<LintReport> finish(const LintTraceEnd& end) {
     if (!transfer_rules_.empty() || keep_transfers_) {
       verdicts_.clear();
       replay_.finish(verdicts_);
@@ -150,36 +174,48 @@ class LintPass {
         for (LintRule* r : transfer_rules_) r->observe_transfer(v);
       if (keep_transfers_) report_.transfers.insert(report_.transfers.end(), verdicts_.begin(), verdicts_.end());
     }
+    std::vector<LintFinding> at_end;
+    for (std::size_t i = 0; i < rules_.size(); ++i) {
+      at_end.clear();
+      rules_[i]->finish(end, at_end);
+      for (LintFinding& f : at_end) groups_[i]->add(std::move(f));
+    }
     // Each rule's findings stay together, in the rule's order; groups go
     // most severe first (a group's severity is its most severe finding),
     // ties in LintRuleId order.
-    std::vector<std::vector<LintFinding>> groups(rules_.size());
-    for (std::size_t i = 0; i < rules_.size(); ++i) rules_[i]->finish(end, groups[i]);
-    leave_out_across_gaps(groups);
     std::vector<std::size_t> order(rules_.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    const auto worst = [&](std::size_t i) {
-      LintSeverity s = LintSeverity::note;
-      for (const auto& f : groups[i]) s = std::min(s, f.severity);
-      return s;
-    };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return worst(a) < worst(b); });
-    std::size_t total = 0;
-    for (const auto& g : groups) total += g.size();
-    report_.findings.reserve(total);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return groups_[a]->worst < groups_[b]->worst; });
+    auto spooled = std::make_shared<SpooledFindings>();
+    std::uint64_t total = 0;
     for (const std::size_t i : order) {
-      report_.counts[static_cast<std::size_t>(rules_[i]->id())] = groups[i].size();
-      append_findings(groups[i], report_.findings);
+      report_.counts[static_cast<std::size_t>(rules_[i]->id())] = groups_[i]->spool.size();
+      total += groups_[i]->spool.size();
+      spooled->groups.push_back(std::move(groups_[i]->spool));
     }
-    std::uint32_t number = 0;
-    for (LintFinding& f : report_.findings) f.number = ++number;
+    spooled->left_out = std::move(left_out_);
+    if (!in_memory_) {
+      report_.spooled = std::move(spooled);
+      return std::move(report_);
+    }
+    report_.findings.reserve(static_cast<std::size_t>(total));
+    if (Status s = for_each_spooled(*spooled, [&](const LintFinding& f) {
+          report_.findings.push_back(f);
+          return true;
+        });
+        !s.ok())
+      return s.error();
     return std::move(report_);
   }
 
  private:
   CausalityReplay replay_;
   bool keep_transfers_;
+  bool in_memory_;
   std::vector<std::unique_ptr<LintRule>> rules_;
+  LeftOut left_out_;
+  std::vector<std::unique_ptr<RuleGroup>> groups_;  // index for index with rules_
   std::array<std::vector<LintRule*>, kRecordHeadCount> by_head_;  // who observes each head
   std::vector<LintRule*> transfer_rules_;  // the replay runs only for these
   std::vector<ControlTransfer> verdicts_;
@@ -203,7 +239,24 @@ LintReport lint_events(const std::vector<TraceEvent>& events, const LintOptions&
   LintPass pass(options, CausalityReplayOptions{has_notify, has_wait && options.settings.semantics.reads_are_of_resolved,
                                                 has_return});
   for (const TraceEvent& e : events) pass.feed(e);
-  return pass.finish(end);
+  auto report = pass.finish(end);
+  // In memory, a spool is decoded from its own buffer, which cannot fail
+  // to read; a spooled report is read back by its owner.
+  if (!report) std::abort();
+  return std::move(report).value();
+}
+
+Status for_each_finding(const LintReport& report, const std::function<bool(const LintFinding&)>& visit) {
+  if (report.spooled) return for_each_spooled(*report.spooled, visit);
+  for (const LintFinding& f : report.findings)
+    if (!visit(f)) break;
+  return {};
+}
+
+std::uint64_t finding_count(const LintReport& report) {
+  std::uint64_t n = 0;
+  for (const std::uint64_t c : report.counts) n += c;
+  return n;
 }
 
 bool lint_cancelled(const Diagnostic& error) { return error.message == kLintCancelled; }

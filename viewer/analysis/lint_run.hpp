@@ -9,15 +9,25 @@
 // notify records, meta whether it ended cleanly); lint_events() lints events held
 // in memory (tests, the mutation test), working the same facts out from
 // the events themselves. Both give the same report for the same trace.
+//
+// Findings go to a spool a rule (finding_spool.hpp) as they are found, so
+// the pass itself holds none of them. The report then has them decoded
+// into `findings` (the default), or, for a caller that only walks them
+// once (`skein lint`, storing them), left in the spools, whose memory stays
+// bounded whatever their number; for_each_finding() walks either.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <vector>
 
 #include "recorder/format/diagnostic.hpp"
 #include "recorder/store/trace_store.hpp"
+#include "viewer/analysis/finding_spool.hpp"
 #include "viewer/analysis/lint_finding.hpp"
 #include "viewer/analysis/lint_rule.hpp"
 #include "recorder/store/events_table.hpp"
@@ -34,14 +44,38 @@ struct LintOptions {
   // Checked between batches of records by lint_store(): once set, the lint
   // stops and fails with lint_cancelled().
   const std::atomic<bool>* cancel = nullptr;
+  // Decode every finding into LintReport::findings; false: leave them in
+  // LintReport::spooled, for for_each_finding().
+  bool findings_in_memory = true;
+  // The size at which a spool's buffer goes to its file (tests make it
+  // small to see findings go there).
+  std::size_t spool_segment_bytes = kSpoolSegmentBytes;
+};
+
+// The findings of a report left in their spools: one a rule, in report
+// order, and, for each `lost` record, how many findings of each rule were
+// left out because they rest on it (the lost-records note of that record
+// says so when it is read).
+struct SpooledFindings {
+  std::vector<FindingSpool> groups;
+  std::map<std::int64_t, std::array<std::uint64_t, kLintRuleCount>> left_out;
 };
 
 struct LintReport {
   std::vector<LintRuleId> rules;  // the rules that ran, in LintRuleId order
-  std::vector<LintFinding> findings;
+  std::vector<LintFinding> findings;  // numbered from 1; empty when spooled
   std::array<std::uint64_t, kLintRuleCount> counts{};  // findings per rule
   std::vector<ControlTransfer> transfers;  // with keep_transfers: every verdict, as settled
+  std::shared_ptr<const SpooledFindings> spooled;  // without findings_in_memory
 };
+
+// Every finding of the report, in report order and numbered from 1: those
+// in `findings`, or those read back from the spools. Stops, with no error,
+// when `visit` returns false; fails when a spool cannot be read back.
+[[nodiscard]] Status for_each_finding(const LintReport& report,
+                                      const std::function<bool(const LintFinding&)>& visit);
+// How many findings the report holds, in memory or spooled.
+[[nodiscard]] std::uint64_t finding_count(const LintReport& report);
 
 [[nodiscard]] Result<LintReport> lint_store(TraceStore& store, LintOptions options);
 // Whether a lint_store() failure is its cancellation.

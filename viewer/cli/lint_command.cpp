@@ -35,8 +35,9 @@
 // input (and 1 when the TRACE has errors, as for the other commands).
 #include <QCommandLineParser>
 #include <algorithm>
-#include <map>
 #include <optional>
+#include <unordered_map>
+#include <utility>
 
 #include "viewer/cli/command_line.hpp"
 #include "viewer/cli/commands.hpp"
@@ -63,77 +64,81 @@ struct ThreadFacts {
   std::optional<std::string> label;
   std::optional<StoredSite> site;
 };
-using ThreadFactsMap = std::map<ThreadId, ThreadFacts>;
 
-// The facts of every thread the findings name.
-ThreadFactsMap facts_of(TraceStore& store, const LintReport& report) {
-  ThreadFactsMap facts;
-  auto q = store.database().prepare(
-      "SELECT t.label, s.function, s.file, s.line FROM threads t LEFT JOIN sites s ON s.id = t.site "
-      "WHERE t.id = ?1");
-  if (!q) return facts;
-  const auto look = [&](ThreadId t) {
-    if (facts.count(t) != 0) return;
-    ThreadFacts& f = facts[t];
-    q.value().bind(1, static_cast<std::int64_t>(t));
-    auto row = q.value().step();
+// The facts of the threads the findings name, looked up as they are
+// printed and kept for the next findings that name them; the cache is
+// emptied when it reaches kCachedThreads, so printing millions of
+// findings holds a bounded number.
+class ThreadFactsCache {
+ public:
+  static constexpr std::size_t kCachedThreads = 1 << 16;
+  explicit ThreadFactsCache(TraceStore& store)
+      : query_(store.database().prepare(
+            "SELECT t.label, s.function, s.file, s.line FROM threads t LEFT JOIN sites s ON s.id = t.site "
+            "WHERE t.id = ?1")) {}
+  const ThreadFacts& of(ThreadId t) {
+    if (const auto it = facts_.find(t); it != facts_.end()) return it->second;
+    if (facts_.size() >= kCachedThreads) facts_.clear();
+    ThreadFacts& f = facts_[t];
+    if (!query_) return f;
+    SqliteStatement& q = query_.value();
+    q.bind(1, static_cast<std::int64_t>(t));
+    auto row = q.step();
     if (row && row.value()) {
-      f.label = q.value().optional_text(0);
-      if (!q.value().is_null(1)) {
+      f.label = q.optional_text(0);
+      if (!q.is_null(1)) {
         StoredSite site;
-        site.function = q.value().optional_text(1).value_or("");
-        site.file = q.value().optional_text(2).value_or("");
-        site.line = q.value().optional_int64(3).value_or(0);
+        site.function = q.optional_text(1).value_or("");
+        site.file = q.optional_text(2).value_or("");
+        site.line = q.optional_int64(3).value_or(0);
         f.site = std::move(site);
       }
     }
-    q.value().reset();
-  };
-  for (const LintFinding& f : report.findings) {
-    look(f.thread);
-    if (f.from) look(*f.from);
-    if (f.suspect) look(*f.suspect);
+    q.reset();
+    return f;
   }
-  return facts;
-}
+
+ private:
+  Result<SqliteStatement> query_;
+  std::unordered_map<ThreadId, ThreadFacts> facts_;
+};
 
 // The JSON report in the layout of QJsonDocument's Indented format (keys in
 // byte order, four spaces a level), strings through the JSON rules of
 // recorder/export/output_escape.hpp, so that no control character of the
-// trace's text reaches the output raw.
-std::string render_json(const LintReport& report, const ThreadFactsMap& facts) {
-  std::string out;
-  const auto string = [&](std::string_view s) {
-    out += '"';
-    append_json_string_contents(out, s);
-    out += '"';
-  };
-  const auto integer = [&](std::int64_t v) { out += std::to_string(v); };
-  const auto optional = [&](const auto& v) {
-    if (v) integer(static_cast<std::int64_t>(*v));
-    else out += "null";
-  };
-  std::vector<LintRuleId> rules = report.rules;
-  std::sort(rules.begin(), rules.end(),
-            [](LintRuleId a, LintRuleId b) { return lint_rule_name(a) < lint_rule_name(b); });
-  out += "{\n    \"counts\": {\n";
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    out += "        ";
-    string(lint_rule_name(rules[i]));
-    out += ": ";
-    integer(static_cast<std::int64_t>(report.counts[static_cast<std::size_t>(rules[i])]));
-    out += i + 1 < rules.size() ? ",\n" : "\n";
+// trace's text reaches the output raw. Written a finding at a time.
+class LintJsonWriter {
+ public:
+  explicit LintJsonWriter(ThreadFactsCache& facts) : facts_(facts) {}
+
+  void begin(const LintReport& report, std::string& out) {
+    std::vector<LintRuleId> rules = report.rules;
+    std::sort(rules.begin(), rules.end(),
+              [](LintRuleId a, LintRuleId b) { return lint_rule_name(a) < lint_rule_name(b); });
+    out += "{\n    \"counts\": {\n";
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+      out += "        ";
+      string(out, lint_rule_name(rules[i]));
+      out += ": ";
+      out += std::to_string(report.counts[static_cast<std::size_t>(rules[i])]);
+      out += i + 1 < rules.size() ? ",\n" : "\n";
+    }
+    out += "    },\n    \"findings\": [\n";
   }
-  out += "    },\n    \"findings\": [\n";
-  for (std::size_t i = 0; i < report.findings.size(); ++i) {
-    const LintFinding& f = report.findings[i];
-    const auto it = facts.find(f.thread);
-    const ThreadFacts* thread = it != facts.end() ? &it->second : nullptr;
+
+  void add(const LintFinding& f, std::string& out) {
+    const ThreadFacts& thread = facts_.of(f.thread);
     const auto field = [&](std::string_view key) {
       out += "            \"";
       out += key;
       out += "\": ";
     };
+    const auto optional = [&](const auto& v) {
+      if (v) out += std::to_string(static_cast<std::int64_t>(*v));
+      else out += "null";
+    };
+    if (any_) out += ",\n";
+    any_ = true;
     out += "        {\n";
     field("event");
     optional(f.event);
@@ -143,32 +148,32 @@ std::string render_json(const LintReport& report, const ThreadFactsMap& facts) {
     out += ",\n";
     field("group");
     if (f.group.empty()) out += "null";
-    else string(f.group);
+    else string(out, f.group);
     out += ",\n";
     field("label");
-    if (thread && thread->label) string(*thread->label);
+    if (thread.label) string(out, *thread.label);
     else out += "null";
     out += ",\n";
     field("message");
-    string(f.message);
+    string(out, f.message);
     out += ",\n";
     field("number");
-    integer(static_cast<std::int64_t>(f.number));
+    out += std::to_string(f.number);
     out += ",\n";
     field("rule");
-    string(lint_rule_name(f.rule));
+    string(out, lint_rule_name(f.rule));
     out += ",\n";
     field("severity");
-    string(lint_severity_name(f.severity));
+    string(out, lint_severity_name(f.severity));
     out += ",\n";
     field("site");
-    if (thread && thread->site) {
+    if (thread.site) {
       out += "{\n                \"file\": ";
-      string(thread->site->file);
+      string(out, thread.site->file);
       out += ",\n                \"function\": ";
-      string(thread->site->function);
+      string(out, thread.site->function);
       out += ",\n                \"line\": ";
-      integer(thread->site->line);
+      out += std::to_string(thread.site->line);
       out += "\n            }";
     } else {
       out += "null";
@@ -178,15 +183,25 @@ std::string render_json(const LintReport& report, const ThreadFactsMap& facts) {
     optional(f.suspect);
     out += ",\n";
     field("thread");
-    integer(static_cast<std::int64_t>(f.thread));
+    out += std::to_string(static_cast<std::int64_t>(f.thread));
     out += ",\n";
     field("time_ns");
-    integer(static_cast<std::int64_t>(f.time));
-    out += i + 1 < report.findings.size() ? "\n        },\n" : "\n        }\n";
+    out += std::to_string(static_cast<std::int64_t>(f.time));
+    out += "\n        }";
   }
-  out += "    ]\n}\n";
-  return out;
-}
+
+  void finish(std::string& out) const { out += any_ ? "\n    ]\n}\n" : "    ]\n}\n"; }
+
+ private:
+  static void string(std::string& out, std::string_view s) {
+    out += '"';
+    append_json_string_contents(out, s);
+    out += '"';
+  }
+
+  ThreadFactsCache& facts_;
+  bool any_ = false;
+};
 
 // The trace as skein-view's argument in an "open:" line, a command that
 // works when pasted: a path that starts with '-' gets "./" (skein-view
@@ -266,33 +281,64 @@ int run_lint(const QStringList& args) {
   auto opened = open_store_or_report(path, exit_code);
   if (!opened) return exit_code;
   TraceStore& store = *opened->store;
+  // The findings stay in their spools (lint_run.hpp): printed and stored
+  // as they are read back, a trace with millions of them is linted in
+  // bounded memory.
+  options.findings_in_memory = false;
   auto report = lint_store(store, options);
   if (!report) {
     print_err(report.error().to_string() + "\n");
     return kExitUsage;
   }
-  // What is printed: the chosen rules' findings, numbered as in the full report.
+  // What is printed: the chosen rules' findings, numbered as in the full
+  // report, written out as they are read back, a megabyte at a time.
   LintReport printed;
   printed.rules = shown.empty() ? report.value().rules : shown;
   std::sort(printed.rules.begin(), printed.rules.end());
   printed.rules.erase(std::unique(printed.rules.begin(), printed.rules.end()), printed.rules.end());
   for (const LintRuleId r : printed.rules)
     printed.counts[static_cast<std::size_t>(r)] = report.value().counts[static_cast<std::size_t>(r)];
-  for (const LintFinding& f : report.value().findings)
-    if (std::find(printed.rules.begin(), printed.rules.end(), f.rule) != printed.rules.end())
-      printed.findings.push_back(f);
-  const ThreadFactsMap facts = facts_of(store, printed);
-  if (output == QLatin1String("json")) {
-    print_out(render_json(printed, facts));
-  } else {
-    const std::string quoted = viewer_path_argument(path);
-    print_out(render_lint_text(
-        printed,
-        [&](ThreadId t) {
-          const auto it = facts.find(t);
-          return it != facts.end() ? it->second.label.value_or(std::string()) : std::string();
-        },
-        [&](std::uint32_t n) { return "skein-view " + quoted + " --finding " + std::to_string(n); }));
+  const auto is_printed = [&](LintRuleId r) {
+    return std::find(printed.rules.begin(), printed.rules.end(), r) != printed.rules.end();
+  };
+  constexpr std::size_t kOutputChunk = std::size_t{1} << 20;
+  std::string out;
+  std::uint64_t printed_findings = 0;
+  Status read;
+  // The facts' statement is done with before the connection closes.
+  {
+    ThreadFactsCache facts(store);
+    if (output == QLatin1String("json")) {
+      LintJsonWriter writer(facts);
+      writer.begin(printed, out);
+      read = for_each_finding(report.value(), [&](const LintFinding& f) {
+        if (!is_printed(f.rule)) return true;
+        ++printed_findings;
+        writer.add(f, out);
+        if (out.size() >= kOutputChunk) print_out(std::exchange(out, std::string()));
+        return true;
+      });
+      if (read.ok()) writer.finish(out);
+    } else {
+      const std::string quoted = viewer_path_argument(path);
+      LintTextWriter writer(
+          printed,
+          [&](ThreadId t) { return facts.of(t).label.value_or(std::string()); },
+          [&](std::uint32_t n) { return "skein-view " + quoted + " --finding " + std::to_string(n); });
+      read = for_each_finding(report.value(), [&](const LintFinding& f) {
+        if (!is_printed(f.rule)) return true;
+        ++printed_findings;
+        writer.add(f, out);
+        if (out.size() >= kOutputChunk) print_out(std::exchange(out, std::string()));
+        return true;
+      });
+      if (read.ok()) writer.finish(out);
+    }
+  }
+  print_out(out);
+  if (!read.ok()) {
+    print_err(read.error().to_string() + "\n");
+    return kExitUsage;
   }
   if (!parser.isSet(no_store)) {
     // A TRACE's database is its cache, which the trace rebuilds.
@@ -303,7 +349,7 @@ int run_lint(const QStringList& args) {
     if (Status s = store_lint_report(*owner, report.value(), durability); !s.ok())
       print_err("skein lint: note: the findings were not stored: " + s.error().to_string() + "\n");
   }
-  return printed.findings.empty() ? kExitOk : kExitProblems;
+  return printed_findings == 0 ? kExitOk : kExitProblems;
 }
 
 }  // namespace skein::cli

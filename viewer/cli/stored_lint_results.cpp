@@ -20,6 +20,7 @@ bool ensure_lint_results(std::optional<OpenedStore>& opened, const std::string& 
   if (present.value().findings && (!want_causes || present.value().causes)) return true;
   LintOptions options;
   options.keep_transfers = want_causes;
+  options.findings_in_memory = false;  // only stored, read back from their spools
   auto report = lint_store(*opened->store, options);
   if (!report) {
     print_err(report.error().to_string() + "\n");

@@ -72,10 +72,9 @@ class BlockingActivation final : public LintRule {
     charge(e.time);
     running_ = e.actor;
   }
-  void finish(const LintTraceEnd& end, std::vector<LintFinding>& out) override {
+  void finish(const LintTraceEnd& end, std::vector<LintFinding>&) override {
     // A trace cut short ends at its latest time.
     close(std::max(end.end_time, last_time_));
-    append_findings(findings_, out);
   }
 
  private:
@@ -146,7 +145,7 @@ class BlockingActivation final : public LintRule {
     f.message = "the loop was blocked for " + ms(length) + " (threshold " + ms(threshold_) + "): " + who +
                 (who.find(',') != std::string::npos ? ", ran " : " ran ") + ms(culprit.ns) +
                 " of it without giving control back";
-    findings_.push_back(std::move(f));
+    hand_on(std::move(f));
   }
   // "thread 7 "parse", a bind callback created at parse (main.cpp:12)"
   [[nodiscard]] std::string what(ThreadId t) {
@@ -182,7 +181,6 @@ class BlockingActivation final : public LintRule {
   ThreadTable<Info> info_;
   std::vector<std::string> labels_;
   std::vector<std::string> kinds_ = {""};
-  std::vector<LintFinding> findings_;
 };
 
 }  // namespace

@@ -40,11 +40,9 @@ class LateNotify final : public LintRule {
     f.message = what + " from " + thread_phrase(e.actor) + " to " + thread_phrase(e.target) +
                 ", which was already resolved at " + time_phrase(s.resolved_time) + " by " +
                 thread_phrase(s.resolver);
-    findings_.push_back(std::move(f));
+    hand_on(std::move(f));
   }
-  void finish(const LintTraceEnd&, std::vector<LintFinding>& out) override {
-    append_findings(findings_, out);
-  }
+  void finish(const LintTraceEnd&, std::vector<LintFinding>&) override {}
 
  private:
   struct State {
@@ -53,7 +51,6 @@ class LateNotify final : public LintRule {
     ThreadId resolver = kNoThread;
   };
   ThreadTable<State> state_;
-  std::vector<LintFinding> findings_;
 };
 
 }  // namespace

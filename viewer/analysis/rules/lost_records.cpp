@@ -31,12 +31,9 @@ class LostRecords final : public LintRule {
     f.event = e.id;
     f.message = grouped(e.value) + (e.value == 1 ? " record" : " records") + " lost at " + time_phrase(e.time) +
                 ": causes across this gap are unknown";
-    findings_.push_back(std::move(f));
+    hand_on(std::move(f));
   }
-  void finish(const LintTraceEnd&, std::vector<LintFinding>& out) override { append_findings(findings_, out); }
-
- private:
-  std::vector<LintFinding> findings_;
+  void finish(const LintTraceEnd&, std::vector<LintFinding>&) override {}
 };
 
 }  // namespace

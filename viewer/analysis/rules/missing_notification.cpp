@@ -112,14 +112,9 @@ class MissingNotification final : public LintRule {
     f.event = t.event;
     f.gap = t.gap;
     f.message = describe(t);
-    findings_.push_back(std::move(f));
+    hand_on(std::move(f));
   }
-  void finish(const LintTraceEnd&, std::vector<LintFinding>& out) override {
-    append_findings(findings_, out);
-  }
-
- private:
-  std::vector<LintFinding> findings_;
+  void finish(const LintTraceEnd&, std::vector<LintFinding>&) override {}
 };
 
 }  // namespace
