@@ -133,10 +133,19 @@ Status store_lint_report(TraceDatabase& database, const LintReport& report, Writ
   if (Status s = write_findings(db, report); !s.ok()) return s;
   if (!report.transfers.empty())
     if (Status s = write_transfers(db, report.transfers); !s.ok()) return s;
+  if (!report.keyed_transfers.empty())
+    if (Status s = write_transfers(db, report.keyed_transfers); !s.ok()) return s;
   return write.value().commit();
 }
 
 Status store_transfers(TraceDatabase& database, std::vector<ControlTransfer> transfers, WriteDurability durability) {
+  auto write = database.begin_write(durability);
+  if (!write) return write.error();
+  if (Status s = write_transfers(write.value().database(), std::move(transfers)); !s.ok()) return s;
+  return write.value().commit();
+}
+
+Status store_transfers(TraceDatabase& database, std::vector<StoredTransfer> transfers, WriteDurability durability) {
   auto write = database.begin_write(durability);
   if (!write) return write.error();
   if (Status s = write_transfers(write.value().database(), std::move(transfers)); !s.ok()) return s;

@@ -53,6 +53,9 @@ namespace skein {
 // only; `skein why` and the viewer add the causes when they need them).
 [[nodiscard]] Status store_transfers(TraceDatabase& database, std::vector<ControlTransfer> transfers,
                                      WriteDurability durability = WriteDurability::durable);
+// The same for verdicts keyed already (LintOptions::keyed_transfers).
+[[nodiscard]] Status store_transfers(TraceDatabase& database, std::vector<StoredTransfer> transfers,
+                                     WriteDurability durability = WriteDurability::durable);
 
 // What a database holds of a lint's results, each table with Skein's
 // columns: its findings, and the replay's verdicts.

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 #include "viewer/analysis/rules/blocking_activation.hpp"
 #include "viewer/analysis/rules/late_notify.hpp"
@@ -23,6 +24,7 @@
 #include "viewer/analysis/rules/pending_at_end.hpp"
 #include "viewer/analysis/rules/self_wake.hpp"
 #include "viewer/analysis/trace_event_prefetch.hpp"
+#include "viewer/analysis/transfer_table.hpp"
 #include "viewer/analysis/rules/unread_failure.hpp"
 
 namespace skein {
@@ -135,8 +137,11 @@ Status for_each_spooled(const SpooledFindings& spooled, const std::function<bool
 // replay's verdicts reach the rules right after the event that settled them.
 class LintPass {
  public:
-  LintPass(const LintOptions& options, CausalityReplayOptions replay)
-      : replay_(replay), keep_transfers_(options.keep_transfers), in_memory_(options.findings_in_memory) {
+  LintPass(const LintOptions& options, CausalityReplayOptions replay, std::optional<MergeGroups> keys = std::nullopt)
+      : replay_(replay),
+        keep_transfers_(options.keep_transfers),
+        in_memory_(options.findings_in_memory),
+        keys_(std::move(keys)) {
     std::vector<LintRuleId> rules = options.rules.empty()
                                         ? std::vector<LintRuleId>(all_lint_rules().begin(), all_lint_rules().end())
                                         : options.rules;
@@ -163,7 +168,7 @@ class LintPass {
     replay_.step(e, verdicts_);
     for (const auto& v : verdicts_)
       for (LintRule* r : transfer_rules_) r->observe_transfer(v);
-    if (keep_transfers_) report_.transfers.insert(report_.transfers.end(), verdicts_.begin(), verdicts_.end());
+    if (keep_transfers_) keep(verdicts_);
   }
 
   Result<LintReport> finish(const LintTraceEnd& end) {
@@ -172,7 +177,7 @@ class LintPass {
       replay_.finish(verdicts_);
       for (const auto& v : verdicts_)
         for (LintRule* r : transfer_rules_) r->observe_transfer(v);
-      if (keep_transfers_) report_.transfers.insert(report_.transfers.end(), verdicts_.begin(), verdicts_.end());
+      if (keep_transfers_) keep(verdicts_);
     }
     std::vector<LintFinding> at_end;
     for (std::size_t i = 0; i < rules_.size(); ++i) {
@@ -210,9 +215,19 @@ class LintPass {
   }
 
  private:
+  void keep(const std::vector<ControlTransfer>& verdicts) {
+    if (!keys_) {
+      report_.transfers.insert(report_.transfers.end(), verdicts.begin(), verdicts.end());
+      return;
+    }
+    for (const ControlTransfer& t : verdicts)
+      if (auto v = keyed_transfer(t, *keys_)) report_.keyed_transfers.push_back(*v);
+  }
+
   CausalityReplay replay_;
   bool keep_transfers_;
   bool in_memory_;
+  std::optional<MergeGroups> keys_;  // with keyed transfers: the store's merge groups
   std::vector<std::unique_ptr<LintRule>> rules_;
   LeftOut left_out_;
   std::vector<std::unique_ptr<RuleGroup>> groups_;  // index for index with rules_
@@ -300,9 +315,17 @@ Result<LintReport> lint_store(TraceStore& store, LintOptions options) {
     options.settings.semantics = semantics_from_header(scheduler ? &*scheduler : nullptr, format ? &*format : nullptr);
   }
 
-  LintPass pass(options, CausalityReplayOptions{has_notify.value(),
-                                                has_wait.value() && options.settings.semantics.reads_are_of_resolved,
-                                                has_return.value()});
+  std::optional<MergeGroups> keys;
+  if (options.keep_transfers && options.keyed_transfers) {
+    auto groups = merge_group_roots(db);
+    if (!groups) return groups.error();
+    keys = std::move(groups).value();
+  }
+  LintPass pass(options,
+                CausalityReplayOptions{has_notify.value(),
+                                       has_wait.value() && options.settings.semantics.reads_are_of_resolved,
+                                       has_return.value()},
+                std::move(keys));
   TraceEventPrefetch prefetch(db);
   prefetch.start();
   while (const TraceEventList* batch = prefetch.next()) {

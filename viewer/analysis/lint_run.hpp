@@ -30,6 +30,7 @@
 #include "viewer/analysis/finding_spool.hpp"
 #include "viewer/analysis/lint_finding.hpp"
 #include "viewer/analysis/lint_rule.hpp"
+#include "viewer/analysis/transfer_block_codec.hpp"
 #include "recorder/store/events_table.hpp"
 
 namespace skein {
@@ -41,6 +42,11 @@ struct LintOptions {
   // `transfer_blocks` table, transfer_table.hpp): the replay then runs even when
   // no rule asks for it.
   bool keep_transfers = false;
+  // With keep_transfers, lint_store() keeps each verdict as the table
+  // does (StoredTransfer, keyed by the store's merge groups) in
+  // LintReport::keyed_transfers: 64 bytes a verdict instead of the whole
+  // ControlTransfer's 144, for a caller that only stores them.
+  bool keyed_transfers = false;
   // Checked between batches of records by lint_store(): once set, the lint
   // stops and fails with lint_cancelled().
   const std::atomic<bool>* cancel = nullptr;
@@ -66,6 +72,7 @@ struct LintReport {
   std::vector<LintFinding> findings;  // numbered from 1; empty when spooled
   std::array<std::uint64_t, kLintRuleCount> counts{};  // findings per rule
   std::vector<ControlTransfer> transfers;  // with keep_transfers: every verdict, as settled
+  std::vector<StoredTransfer> keyed_transfers;  // ... or so, with keyed_transfers
   std::shared_ptr<const SpooledFindings> spooled;  // without findings_in_memory
 };
 

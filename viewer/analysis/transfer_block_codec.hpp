@@ -52,17 +52,19 @@ inline constexpr std::size_t kTransferBlockVerdicts = 64;
 
 enum class TransferKind : std::uint8_t { transfer = 0, unresolved_read = 1, hand_off = 2 };
 
-// A verdict as stored: its key (grp, event, kind) and what it says.
+// A verdict as stored: its key (grp, event, kind) and what it says. The
+// two one-byte fields go last, so that a lint that keeps millions of them
+// (LintOptions::keyed_transfers) holds 64 bytes each.
 struct StoredTransfer {
   ThreadId grp = kNoThread;
   std::int64_t event = 0;
-  TransferKind kind = TransferKind::transfer;
   ThreadId thread = kNoThread;
   ThreadId from = kNoThread;
   ThreadId input = kNoThread;
-  ControlCause cause = ControlCause::unexplained;
   std::int64_t cause_event = 0;  // 0: none
   ThreadId suspect = kNoThread;
+  TransferKind kind = TransferKind::transfer;
+  ControlCause cause = ControlCause::unexplained;
 
   friend bool operator==(const StoredTransfer&, const StoredTransfer&) = default;
 };

@@ -33,30 +33,37 @@ Result<MergeGroups> merge_group_roots(SqliteDatabase& db) {
   return groups;
 }
 
+std::optional<StoredTransfer> keyed_transfer(const ControlTransfer& t, MergeGroups& groups) {
+  if (t.event <= 0 || t.to == kNoThread) return std::nullopt;
+  StoredTransfer v;
+  v.grp = t.to == kScheduler ? kScheduler : groups.root(t.to);
+  v.event = t.event;
+  v.kind = transfer_kind(t);
+  v.thread = t.to;
+  v.from = t.from;
+  v.input = t.input;
+  v.cause = t.cause;
+  v.cause_event = t.cause_event;
+  v.suspect = t.suspect;
+  return v;
+}
+
 Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfers, const std::string& schema) {
-  // `schema` is ours, never a trace's text: "" or an identifier we chose.
-  if (Status s = replace_derived_rows(db, kTransferBlocksTable, schema); !s.ok()) return s;
-  if (Status s = drop_older_table(db, kOlderTransfersTable, schema); !s.ok()) return s;
-  const std::string prefix = schema.empty() ? std::string() : schema + ".";
   auto groups = merge_group_roots(db);
   if (!groups) return groups.error();
   std::vector<StoredTransfer> rows;
   rows.reserve(transfers.size());
-  for (const ControlTransfer& t : transfers) {
-    if (t.event <= 0 || t.to == kNoThread) continue;
-    StoredTransfer v;
-    v.grp = t.to == kScheduler ? kScheduler : groups.value().root(t.to);
-    v.event = t.event;
-    v.kind = transfer_kind(t);
-    v.thread = t.to;
-    v.from = t.from;
-    v.input = t.input;
-    v.cause = t.cause;
-    v.cause_event = t.cause_event;
-    v.suspect = t.suspect;
-    rows.push_back(v);
-  }
+  for (const ControlTransfer& t : transfers)
+    if (auto v = keyed_transfer(t, groups.value())) rows.push_back(*v);
   transfers = {};
+  return write_transfers(db, std::move(rows), schema);
+}
+
+Status write_transfers(SqliteDatabase& db, std::vector<StoredTransfer> rows, const std::string& schema) {
+  // `schema` is ours, never a trace's text: "" or an identifier we chose.
+  if (Status s = replace_derived_rows(db, kTransferBlocksTable, schema); !s.ok()) return s;
+  if (Status s = drop_older_table(db, kOlderTransfersTable, schema); !s.ok()) return s;
+  const std::string prefix = schema.empty() ? std::string() : schema + ".";
   // In key order, the first of equal keys kept (as the replay gave them).
   std::stable_sort(rows.begin(), rows.end(), transfer_key_less);
   rows.erase(std::unique(rows.begin(), rows.end(),

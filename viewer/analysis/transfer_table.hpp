@@ -51,11 +51,19 @@ namespace skein {
 
 [[nodiscard]] TransferKind transfer_kind(const ControlTransfer& t);
 
+// The verdict as the table keeps it, keyed by `groups` (merge_group_roots);
+// nullopt for one the table does not keep (no record, or no thread).
+[[nodiscard]] std::optional<StoredTransfer> keyed_transfer(const ControlTransfer& t, MergeGroups& groups);
+
 // Replaces the table's rows with `transfers` (inside the caller's
 // transaction). `transfers` need not be sorted. `schema` names the
 // schema to write into ("" the main one): a database that cannot be
 // written keeps its causes in its connection's "temp" schema.
 [[nodiscard]] Status write_transfers(SqliteDatabase& db, std::vector<ControlTransfer> transfers,
+                                     const std::string& schema = "");
+// The same for verdicts keyed already (keyed_transfer(), with this
+// database's merge groups), in any order.
+[[nodiscard]] Status write_transfers(SqliteDatabase& db, std::vector<StoredTransfer> transfers,
                                      const std::string& schema = "");
 
 // The merge groups of a database's threads, as `grp` keys them: each

@@ -79,6 +79,7 @@ struct TraceAnalysis::Worker {
     }
     LintOptions options;
     options.keep_transfers = true;
+    options.keyed_transfers = true;  // only stored
     options.cancel = &closed;
     auto report = lint_store(*store, options);
     if (!report) return report.error();
@@ -90,7 +91,7 @@ struct TraceAnalysis::Worker {
     outcome.ran = !add_causes_only;
     if (!add_causes_only) outcome.findings = report.value().findings;
     const Status stored = add_causes_only
-                              ? store_transfers(*database, report.value().transfers, WriteDurability::rebuildable)
+                              ? store_transfers(*database, report.value().keyed_transfers, WriteDurability::rebuildable)
                               : store_lint_report(*database, report.value(), WriteDurability::rebuildable);
     if (stored.ok()) {
       outcome.stored = true;
@@ -103,7 +104,7 @@ struct TraceAnalysis::Worker {
       // query_only for this write lets it write there alone.
       SqliteDatabase& db = store->database();
       if (Status s = db.exec("PRAGMA query_only = OFF"); !s.ok()) return s.error();
-      Status written = write_transfers(db, std::move(report.value().transfers), "temp");
+      Status written = write_transfers(db, std::move(report.value().keyed_transfers), "temp");
       if (Status s = db.exec("PRAGMA query_only = ON"); written.ok() && !s.ok()) written = s;
       if (!written.ok()) return written.error();
     }

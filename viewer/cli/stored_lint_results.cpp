@@ -20,6 +20,7 @@ bool ensure_lint_results(std::optional<OpenedStore>& opened, const std::string& 
   if (present.value().findings && (!want_causes || present.value().causes)) return true;
   LintOptions options;
   options.keep_transfers = want_causes;
+  options.keyed_transfers = true;  // only stored
   options.findings_in_memory = false;  // only stored, read back from their spools
   auto report = lint_store(*opened->store, options);
   if (!report) {
@@ -33,7 +34,7 @@ bool ensure_lint_results(std::optional<OpenedStore>& opened, const std::string& 
   const std::shared_ptr<TraceDatabase> owner = opened->store->owner();
   opened->store.reset();  // the read-only connection closed before writing
   const Status s = present.value().findings
-                       ? store_transfers(*owner, std::move(report.value().transfers), durability)
+                       ? store_transfers(*owner, std::move(report.value().keyed_transfers), durability)
                        : store_lint_report(*owner, report.value(), durability);
   if (!s.ok()) {
     print_err(std::string("skein ") + command + ": cannot store the lints' results it needs: " + s.error().to_string() +

@@ -395,3 +395,52 @@ TEST_CASE("anomalies: a damaged finding is skipped, never shown with a wrong tex
     CHECK(read() == "1 2 ");
   }
 }
+
+TEST_CASE("anomalies: a report kept lean stores what the whole report stores, findings and causes alike") {
+  // Lean: the findings left in spools small enough to go to their files,
+  // the verdicts keyed as the table keys them. The oracle is the same
+  // lint with every finding and verdict held whole, stored by the path
+  // the tests above check field by field.
+  TempDir dir;
+  const std::string whole_db = dir.file("whole.db");
+  const std::string lean_db = dir.file("lean.db");
+  samples::SyntheticOptions options;
+  options.records = 30'000;
+  options.seed = 5;
+  const std::string text = samples::synthetic_trace_text(options);
+  REQUIRE(test::import_text(text, whole_db).ok());
+  REQUIRE(test::import_text(text, lean_db).ok());
+  const LintReport whole = lint(whole_db);
+  REQUIRE(whole.findings.size() > 1000);
+  REQUIRE(whole.transfers.size() > 10'000);
+  REQUIRE(store_lint_report(*test::owner_of(whole_db), whole).ok());
+  LintReport lean;
+  {
+    auto store = TraceStore::open(lean_db);
+    REQUIRE(store.ok());
+    LintOptions lean_options;
+    lean_options.keep_transfers = true;
+    lean_options.keyed_transfers = true;
+    lean_options.findings_in_memory = false;
+    lean_options.spool_segment_bytes = 4096;
+    auto report = lint_store(store.value(), lean_options);
+    REQUIRE(report.ok());
+    lean = std::move(report).value();
+  }
+  CHECK(lean.findings.empty());
+  CHECK(lean.transfers.empty());
+  REQUIRE(lean.spooled);
+  std::uint64_t spilled = 0;
+  for (const FindingSpool& g : lean.spooled->groups) spilled += g.bytes_spilled();
+  CHECK(spilled > 0);
+  CHECK(lean.keyed_transfers.size() > 10'000);
+  CHECK(lean.keyed_transfers.size() <= whole.transfers.size());
+  REQUIRE(store_lint_report(*test::owner_of(lean_db), lean).ok());
+  CHECK(query(lean_db, kViewRows) == query(whole_db, kViewRows));
+  CHECK(query(lean_db, "SELECT * FROM finding_blocks ORDER BY id") ==
+        query(whole_db, "SELECT * FROM finding_blocks ORDER BY id"));
+  const char* blocks = "SELECT grp, first_event, hex(verdicts) FROM transfer_blocks ORDER BY grp, first_event";
+  const std::string stored = query(whole_db, blocks);
+  CHECK(stored.size() > 1000);
+  CHECK(query(lean_db, blocks) == stored);
+}
