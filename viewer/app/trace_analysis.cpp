@@ -89,7 +89,6 @@ struct TraceAnalysis::Worker {
     // settings) stay as they are: only the causes are added.
     const bool add_causes_only = present.value().findings;
     outcome.ran = !add_causes_only;
-    if (!add_causes_only) outcome.findings = report.value().findings;
     const Status stored = add_causes_only
                               ? store_transfers(*database, report.value().keyed_transfers, WriteDurability::rebuildable)
                               : store_lint_report(*database, report.value(), WriteDurability::rebuildable);
@@ -108,6 +107,8 @@ struct TraceAnalysis::Worker {
       if (Status s = db.exec("PRAGMA query_only = ON"); written.ok() && !s.ok()) written = s;
       if (!written.ok()) return written.error();
     }
+    // Moved, not copied, once stored: a trace's findings can number millions.
+    if (!add_causes_only) outcome.findings = std::move(report.value().findings);
     linted = true;
     return outcome;
   }
