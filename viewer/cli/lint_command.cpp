@@ -308,16 +308,19 @@ int run_lint(const QStringList& args) {
   // The facts' statement is done with before the connection closes.
   {
     ThreadFactsCache facts(store);
-    if (output == QLatin1String("json")) {
-      LintJsonWriter writer(facts);
-      writer.begin(printed, out);
-      read = for_each_finding(report.value(), [&](const LintFinding& f) {
+    const auto write_printed = [&](auto& writer) {
+      return for_each_finding(report.value(), [&](const LintFinding& f) {
         if (!is_printed(f.rule)) return true;
         ++printed_findings;
         writer.add(f, out);
         if (out.size() >= kOutputChunk) print_out(std::exchange(out, std::string()));
         return true;
       });
+    };
+    if (output == QLatin1String("json")) {
+      LintJsonWriter writer(facts);
+      writer.begin(printed, out);
+      read = write_printed(writer);
       if (read.ok()) writer.finish(out);
     } else {
       const std::string quoted = viewer_path_argument(path);
@@ -325,13 +328,7 @@ int run_lint(const QStringList& args) {
           printed,
           [&](ThreadId t) { return facts.of(t).label.value_or(std::string()); },
           [&](std::uint32_t n) { return "skein-view " + quoted + " --finding " + std::to_string(n); });
-      read = for_each_finding(report.value(), [&](const LintFinding& f) {
-        if (!is_printed(f.rule)) return true;
-        ++printed_findings;
-        writer.add(f, out);
-        if (out.size() >= kOutputChunk) print_out(std::exchange(out, std::string()));
-        return true;
-      });
+      read = write_printed(writer);
       if (read.ok()) writer.finish(out);
     }
   }
