@@ -77,6 +77,7 @@ bool read_all_at(int fd, char* data, std::size_t size, std::uint64_t offset) {
   while (size > 0) {
     const ssize_t n = ::pread(fd, data, size, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
+    if (n == 0) errno = EIO;  // the file ends short of what was written
     if (n <= 0) return false;
     data += n;
     size -= static_cast<std::size_t>(n);
