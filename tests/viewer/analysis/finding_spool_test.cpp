@@ -14,6 +14,7 @@
 #include "viewer/analysis/finding_spool.hpp"
 
 using namespace skein;
+using namespace std::string_literals;
 
 namespace {
 
@@ -53,7 +54,7 @@ std::vector<LintFinding> edge_findings() {
   odd.severity = LintSeverity::warning;
   odd.time = -3;
   odd.thread = -1;
-  odd.message = std::string("label \x1b[31mred\x1b[0m, a NUL \0 and %d %s %%", 42);
+  odd.message = "label \x1b[31mred\x1b[0m, a NUL \0 and %d %s %%"s;
   odd.group = std::string("\0", 1);
   v.push_back(odd);
 
