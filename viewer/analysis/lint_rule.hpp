@@ -4,10 +4,10 @@
 // asks for (observed_heads, observe), and, if it asks, every verdict of the
 // causality replay (observe_transfer, after the event that settled it).
 // A finding known as soon as a record shows it is handed on at once
-// (hand_on(): the lint spools it, finding_spool.hpp, so a trace with millions
-// of findings holds none of them in the rule); those known only at the
-// end, finish() appends. A rule's group prints in the order it emitted,
-// then appended. Rules keep their own state, in
+// (hand_on(): the lint keeps or spools it, finding_spool.hpp, so a trace
+// with millions of findings holds none of them in the rule); those known
+// only at the end, finish() appends. A rule's group prints in the order
+// handed on, then appended. Rules keep their own state, in
 // ThreadTable slots, so a million records cost a few array lookups each;
 // none goes back to the database.
 #pragma once

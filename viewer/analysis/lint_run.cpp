@@ -3,9 +3,9 @@
 // each event goes only to the rules that observe its head, and the replay
 // runs only when a rule observes transfers or they are kept, its verdicts
 // reaching those rules right after the event that settled them. A rule's
-// findings go to its spool as they come; at the end the spools are
-// stable-sorted by group severity, and their findings numbered from 1 as
-// they are read. lint_store() reads the facts from the heads and meta tables and
+// findings go to its group as they come (kept, or spooled); at the end the
+// groups are stable-sorted by group severity, and their findings numbered
+// from 1 (spooled ones as they are read back). lint_store() reads the facts from the heads and meta tables and
 // the events from a prefetch thread; lint_events() derives them in a scan.
 #include "viewer/analysis/lint_run.hpp"
 
@@ -13,7 +13,6 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -74,26 +73,32 @@ constexpr std::string_view kLintCancelled = "the lint was cancelled";
 
 using LeftOut = std::map<std::int64_t, std::array<std::uint64_t, kLintRuleCount>>;
 
-// A rule's findings as it hands them on: spooled, except those that rest
-// on a `lost` gap, which are left out and counted for the gap's note
-// (rules/lost_records.hpp); and the group's severity, its most severe
+// A rule's findings as it hands them on: kept as they are when the report
+// holds them in memory, else spooled; except those that rest on a `lost`
+// gap, which are left out and counted for the gap's note
+// (rules/lost_records.hpp). And the group's severity, its most severe
 // finding's.
 class RuleGroup final : public FindingSink {
  public:
-  RuleGroup(LeftOut& left_out, std::size_t segment_bytes) : spool(segment_bytes), left_out_(left_out) {}
+  RuleGroup(LeftOut& left_out, bool in_memory, std::size_t segment_bytes)
+      : spool(segment_bytes), in_memory_(in_memory), left_out_(left_out) {}
   void add(LintFinding&& f) override {
     if (f.gap != 0) {
       ++left_out_[f.gap][static_cast<std::size_t>(f.rule)];
       return;
     }
     worst = std::min(worst, f.severity);
-    spool.add(f);
+    if (in_memory_) kept.push_back(std::move(f));
+    else spool.add(f);
   }
+  [[nodiscard]] std::uint64_t size() const { return in_memory_ ? kept.size() : spool.size(); }
 
+  std::vector<LintFinding> kept;
   FindingSpool spool;
   LintSeverity worst = LintSeverity::note;
 
  private:
+  bool in_memory_;
   LeftOut& left_out_;
 };
 
@@ -147,13 +152,10 @@ class LintPass {
                                         : options.rules;
     std::sort(rules.begin(), rules.end());
     rules.erase(std::unique(rules.begin(), rules.end()), rules.end());
-    // Findings the report decodes stay in memory anyway: their spools
-    // never go to a file.
-    const std::size_t segment_bytes = in_memory_ ? SIZE_MAX : options.spool_segment_bytes;
     for (const LintRuleId r : rules) {
       report_.rules.push_back(r);
       rules_.push_back(make_lint_rule(r, options.settings));
-      groups_.push_back(std::make_unique<RuleGroup>(left_out_, segment_bytes));
+      groups_.push_back(std::make_unique<RuleGroup>(left_out_, in_memory_, options.spool_segment_bytes));
       LintRule* rule = rules_.back().get();
       rule->attach(*groups_.back());
       for (std::size_t h = 0; h < kRecordHeadCount; ++h)
@@ -171,7 +173,7 @@ class LintPass {
     if (keep_transfers_) keep(verdicts_);
   }
 
-  Result<LintReport> finish(const LintTraceEnd& end) {
+  LintReport finish(const LintTraceEnd& end) {
     if (!transfer_rules_.empty() || keep_transfers_) {
       verdicts_.clear();
       replay_.finish(verdicts_);
@@ -192,25 +194,26 @@ class LintPass {
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return groups_[a]->worst < groups_[b]->worst; });
-    auto spooled = std::make_shared<SpooledFindings>();
     std::uint64_t total = 0;
     for (const std::size_t i : order) {
-      report_.counts[static_cast<std::size_t>(rules_[i]->id())] = groups_[i]->spool.size();
-      total += groups_[i]->spool.size();
-      spooled->groups.push_back(std::move(groups_[i]->spool));
+      report_.counts[static_cast<std::size_t>(rules_[i]->id())] = groups_[i]->size();
+      total += groups_[i]->size();
     }
-    spooled->left_out = std::move(left_out_);
-    if (!in_memory_) {
-      report_.spooled = std::move(spooled);
+    if (in_memory_) {
+      report_.findings.reserve(static_cast<std::size_t>(total));
+      std::uint32_t number = 0;
+      for (const std::size_t i : order)
+        for (LintFinding& f : groups_[i]->kept) {
+          f.number = ++number;
+          if (f.rule == LintRuleId::lost_records) note_left_out(f, left_out_);
+          report_.findings.push_back(std::move(f));
+        }
       return std::move(report_);
     }
-    report_.findings.reserve(static_cast<std::size_t>(total));
-    if (Status s = for_each_spooled(*spooled, [&](const LintFinding& f) {
-          report_.findings.push_back(f);
-          return true;
-        });
-        !s.ok())
-      return s.error();
+    auto spooled = std::make_shared<SpooledFindings>();
+    for (const std::size_t i : order) spooled->groups.push_back(std::move(groups_[i]->spool));
+    spooled->left_out = std::move(left_out_);
+    report_.spooled = std::move(spooled);
     return std::move(report_);
   }
 
@@ -254,11 +257,7 @@ LintReport lint_events(const std::vector<TraceEvent>& events, const LintOptions&
   LintPass pass(options, CausalityReplayOptions{has_notify, has_wait && options.settings.semantics.reads_are_of_resolved,
                                                 has_return});
   for (const TraceEvent& e : events) pass.feed(e);
-  auto report = pass.finish(end);
-  // In memory, a spool is decoded from its own buffer, which cannot fail
-  // to read; a spooled report is read back by its owner.
-  if (!report) std::abort();
-  return std::move(report).value();
+  return pass.finish(end);
 }
 
 Status for_each_finding(const LintReport& report, const std::function<bool(const LintFinding&)>& visit) {

@@ -10,11 +10,11 @@
 // in memory (tests, the mutation test), working the same facts out from
 // the events themselves. Both give the same report for the same trace.
 //
-// Findings go to a spool a rule (finding_spool.hpp) as they are found, so
-// the pass itself holds none of them. The report then has them decoded
-// into `findings` (the default), or, for a caller that only walks them
-// once (`skein lint`, storing them), left in the spools, whose memory stays
-// bounded whatever their number; for_each_finding() walks either.
+// Rules hand their findings on as they find them. The report keeps them
+// in `findings` (the default), or, for a caller that only walks them once
+// (`skein lint`, storing them), in a spool a rule (finding_spool.hpp),
+// whose memory stays bounded whatever their number; for_each_finding()
+// walks either.
 #pragma once
 
 #include <array>
@@ -50,7 +50,7 @@ struct LintOptions {
   // Checked between batches of records by lint_store(): once set, the lint
   // stops and fails with lint_cancelled().
   const std::atomic<bool>* cancel = nullptr;
-  // Decode every finding into LintReport::findings; false: leave them in
+  // Keep every finding in LintReport::findings; false: spool them, in
   // LintReport::spooled, for for_each_finding().
   bool findings_in_memory = true;
   // The size at which a spool's buffer goes to its file (tests make it
