@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <exception>
 #include <functional>
+#include <numeric>
 #include <thread>
 #include <unordered_map>
 
@@ -46,7 +47,7 @@ std::vector<TimelineAnomaly> read_stored_findings(SqliteDatabase& db, const Time
 
 // Sorts `threads` (and `layout`, index for index) by id, keeping the first
 // of equal ids: afterwards ids strictly increase. O(n) when they already do.
-void sort_threads_by_id(std::vector<TimelineThread>& threads, std::vector<LayoutThread>& layout) {
+void sort_threads_by_id(LargeArray<TimelineThread>& threads, std::vector<LayoutThread>& layout) {
   bool increasing = true;
   for (std::size_t i = 1; i < threads.size() && increasing; ++i) increasing = threads[i - 1].id < threads[i].id;
   if (increasing) return;
@@ -54,7 +55,7 @@ void sort_threads_by_id(std::vector<TimelineThread>& threads, std::vector<Layout
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return threads[a].id < threads[b].id; });
-  std::vector<TimelineThread> sorted_threads;
+  LargeArray<TimelineThread> sorted_threads;
   std::vector<LayoutThread> sorted_layout;
   for (const std::size_t i : order) {
     if (!sorted_threads.empty() && sorted_threads.back().id == threads[i].id) continue;
@@ -94,7 +95,7 @@ ThreadOutcome outcome_of(const std::optional<std::string>& o) {
 // The threads whose ids lie in [low, high], by id, their texts interned
 // by `strings`, and what the layout needs of each.
 Status read_thread_range(SqliteDatabase& db, ThreadId low, ThreadId high, TimeNs end_time, Interner& strings,
-                         std::vector<TimelineThread>& threads, std::vector<LayoutThread>& layout_input) {
+                         LargeArray<TimelineThread>& threads, std::vector<LayoutThread>& layout_input) {
   auto q = db.prepare(std::string("SELECT ") + std::string(kTimelineThreadColumns) +
                       " FROM threads WHERE id BETWEEN ?1 AND ?2 ORDER BY id");
   if (!q) return q.error();
@@ -145,7 +146,7 @@ Status read_threads(SqliteDatabase& db, SqliteDatabase* other, Interner& strings
                                   (static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low)) / 2 + 1)
           : INT64_MAX;
   std::vector<std::string> upper_strings;
-  std::vector<TimelineThread> upper;
+  LargeArray<TimelineThread> upper;
   std::vector<LayoutThread> upper_layout;
   Status upper_read;
   std::exception_ptr upper_failure;
@@ -291,7 +292,7 @@ bool read_placed_activations(SqliteDatabase& db, TimelineData& data) {
       }
       return true;
     }
-    std::vector<TimelineActivation>& placed = data.rows[static_cast<std::size_t>(r)].activations;
+    LargeArray<TimelineActivation>& placed = data.rows[static_cast<std::size_t>(r)].activations;
     for (const RowSpan& s : items) {
       const auto i = data.thread_index(s.thread);
       if (s.kind != RowSpanKind::item || !i || data.threads[*i].row != r ||
@@ -305,7 +306,7 @@ bool read_placed_activations(SqliteDatabase& db, TimelineData& data) {
     data.idle = std::move(idle);
     return true;
   }
-  for (TimelineRow& r : data.rows) std::vector<TimelineActivation>().swap(r.activations);
+  for (TimelineRow& r : data.rows) LargeArray<TimelineActivation>().swap(r.activations);
   return false;
 }
 
@@ -566,20 +567,46 @@ void index_threads(TimelineData& data) {
     data.dense_index[static_cast<std::size_t>(distance(lo, data.threads[i].id))] = static_cast<std::int32_t>(i);
 }
 
+RowMembers group_rows(std::span<const TimeNs> starts, const std::vector<std::int32_t>& rows, std::int32_t row_count) {
+  RowMembers out;
+  out.first.assign(static_cast<std::size_t>(row_count) + 1, 0);
+  for (std::size_t i = 0; i < starts.size(); ++i) ++out.first[static_cast<std::size_t>(rows[i]) + 1];
+  std::partial_sum(out.first.begin(), out.first.end(), out.first.begin());
+  out.threads.resize(starts.size());
+  std::vector<std::uint32_t> fill(out.first.begin(), out.first.end() - 1);
+  for (std::size_t i = 0; i < starts.size(); ++i)
+    out.threads[fill[static_cast<std::size_t>(rows[i])]++] = static_cast<std::uint32_t>(i);
+  const auto by_start = [&](std::uint32_t a, std::uint32_t b) { return starts[a] < starts[b]; };
+  for (std::size_t r = 0; r + 1 < out.first.size(); ++r) {
+    const auto from = out.threads.begin() + out.first[r], to = out.threads.begin() + out.first[r + 1];
+    if (!std::is_sorted(from, to, by_start)) std::stable_sort(from, to, by_start);
+  }
+  return out;
+}
+
 void assemble_rows(TimelineData& data, const std::vector<std::int32_t>& rows, const std::vector<std::uint32_t>& heads,
                    std::int32_t row_count) {
-  data.rows.assign(static_cast<std::size_t>(row_count), TimelineRow{});
+  std::vector<TimeNs> starts;
+  starts.reserve(data.threads.size());
+  for (const TimelineThread& t : data.threads) starts.push_back(t.start);
+  assemble_grouped_rows(data, rows, heads, group_rows(starts, rows, row_count));
+}
+
+void assemble_grouped_rows(TimelineData& data, const std::vector<std::int32_t>& rows,
+                           const std::vector<std::uint32_t>& heads, const RowMembers& members) {
+  const std::size_t row_count = members.first.empty() ? 0 : members.first.size() - 1;
+  data.rows.assign(row_count, TimelineRow{});
   data.row_first_start.clear();
   data.row_last_end.clear();
+  data.row_first_start.reserve(row_count);
+  data.row_last_end.reserve(row_count);
   for (std::size_t i = 0; i < data.threads.size(); ++i) {
     data.threads[i].row = rows[i];
     data.threads[i].chain = static_cast<std::int32_t>(heads[i]);
-    data.rows[static_cast<std::size_t>(rows[i])].threads.push_back(static_cast<std::uint32_t>(i));
   }
-  for (TimelineRow& r : data.rows) {
-    std::stable_sort(r.threads.begin(), r.threads.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return data.threads[a].start < data.threads[b].start;
-    });
+  for (std::size_t row = 0; row < row_count; ++row) {
+    TimelineRow& r = data.rows[row];
+    r.threads.assign(members.threads.begin() + members.first[row], members.threads.begin() + members.first[row + 1]);
     r.starts.reserve(r.threads.size());
     r.end_prefix_max.reserve(r.threads.size());
     TimeNs running = INT64_MIN;
@@ -593,7 +620,6 @@ void assemble_rows(TimelineData& data, const std::vector<std::int32_t>& rows, co
     data.row_first_start.push_back(r.starts.empty() ? INT64_MAX : r.starts.front());
     data.row_last_end.push_back(r.end_prefix_max.empty() ? INT64_MIN : r.end_prefix_max.back());
   }
-
 }
 
 void place_activation(TimelineData& data, TimelineActivation a) {

@@ -6,7 +6,9 @@
 // zoom of a 10,000,000-record trace touches every part of the trace, and
 // must take under 16 ms; binary searches over sorted arrays do that, SQL
 // round trips do not. The arrays cost about 60 bytes per record at most
-// (activations and edges dominate), within the viewer's memory budget.
+// (activations and edges dominate), within the viewer's memory budget. The
+// largest (threads, edges and their times, activations) are LargeArrays,
+// mapped on their own in huge pages where they are big (large_array.hpp).
 //
 // Invariants (checked by check_invariants() in debug builds):
 //   - threads are sorted by id; `row` is the layout's (thread_layout.hpp);
@@ -29,6 +31,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,6 +43,7 @@
 #include "recorder/store/trace_store.hpp"
 #include "viewer/analysis/anomaly_table.hpp"
 #include "viewer/analysis/finding_text.hpp"
+#include "viewer/timeline/large_array.hpp"
 #include "viewer/timeline/string_interner.hpp"
 
 namespace skein {
@@ -128,7 +132,7 @@ struct TimelineRow {
   std::vector<std::uint32_t> threads;  // by start
   std::vector<TimeNs> starts;          // threads' starts, for binary search
   std::vector<TimeNs> end_prefix_max;
-  std::vector<TimelineActivation> activations;
+  LargeArray<TimelineActivation> activations;
   std::vector<std::pair<TimeNs, std::uint32_t>> failures;  // (end, thread) of failed threads, by end
   // Spans drawn with no thread behind them: a level of detail's runs
   // (recorder/store/row_spans.hpp), which a frame read from the levels
@@ -147,7 +151,7 @@ struct TimelineData {
   std::shared_ptr<TraceDatabase> database;
   TimeNs first_time = 0;
   TimeNs end_time = 0;
-  std::vector<TimelineThread> threads;
+  LargeArray<TimelineThread> threads;
   std::vector<TimelineRow> rows;
   // Rows of the trace not in `rows`, with nothing loaded on them: a window
   // read alone (timeline_window.hpp) holds only the rows of its threads,
@@ -157,8 +161,8 @@ struct TimelineData {
   // reject a row that is not alive in a window without touching it.
   std::vector<TimeNs> row_first_start;
   std::vector<TimeNs> row_last_end;
-  std::vector<TimelineEdge> edges;
-  std::vector<TimeNs> edge_times;  // edges' times, for binary search
+  LargeArray<TimelineEdge> edges;
+  LargeArray<TimeNs> edge_times;  // edges' times, for binary search
   std::vector<TimelineBand> idle;
   std::vector<TimelineBand> gc;
   std::vector<TimelineCounter> counters;
@@ -273,6 +277,18 @@ void merge_gc_bands(std::vector<TimelineBand>& gc);
 void index_threads(TimelineData& data);
 void assemble_rows(TimelineData& data, const std::vector<std::int32_t>& rows, const std::vector<std::uint32_t>& heads,
                    std::int32_t row_count);
+// assemble_rows in two steps, for a caller that keeps the grouping (the
+// view filters' plans): the threads of each row by start (ties by index),
+// given each thread's start, as CSR lists of indexes into threads; and the
+// rows filled from them.
+struct RowMembers {
+  std::vector<std::uint32_t> first;    // row r's are threads[first[r] .. first[r + 1])
+  std::vector<std::uint32_t> threads;
+};
+[[nodiscard]] RowMembers group_rows(std::span<const TimeNs> starts, const std::vector<std::int32_t>& rows,
+                                    std::int32_t row_count);
+void assemble_grouped_rows(TimelineData& data, const std::vector<std::int32_t>& rows,
+                           const std::vector<std::uint32_t>& heads, const RowMembers& members);
 void place_activation(TimelineData& data, TimelineActivation a);
 // Fills finding_rows from anomalies and the threads' rows: call it when
 // either changes.

@@ -1,12 +1,14 @@
-// timeline_filter.cpp — an empty filter is a plain copy. Otherwise every
-// thread is classified first, by the header's rules in order, each over the
-// threads still shown: folded subtrees by a stack walk over CSR children
-// lists, plumbing from one pass over the edges, then lifetimes. Chains of
-// stand-ins are resolved once each (a cycle or a short-lived link ends in
-// none). The shown threads are copied in id order, re-parented, laid out
-// again, and given their stand-ins' activations (by start, row by row) and
-// edges (on a second thread, beside the layout); an edge that loses an end
-// or would join a thread to itself is dropped.
+// timeline_filter.cpp — two stages. The plan (plan_filter) reads the
+// threads and edges only: every thread is classified first, by the
+// header's rules in order, each over the threads still shown (folded
+// subtrees by a stack walk over CSR children lists, plumbing from one pass
+// over the edges, then lifetimes); chains of stand-ins are resolved once
+// each (a cycle or a short-lived link ends in none); the shown threads are
+// listed in id order, re-parented and laid out again. Applying it copies
+// the shown threads and fills their rows while the second core moves the
+// edges to their stand-ins (an edge that loses an end or would join a
+// thread to itself is dropped); then both cores move the activations, each
+// for its own range of rows. An empty filter is a plain copy.
 #include "viewer/timeline/timeline_filter.hpp"
 
 #include <algorithm>
@@ -144,53 +146,63 @@ std::vector<std::int32_t> final_stand_ins(const std::vector<Hidden>& hidden, con
 }
 
 // The shown threads, in id order (the original order), where each hidden
-// one is shown, and the counts of what was hidden.
+// one is shown and where its activations go, and the counts of what was
+// hidden. `ends` gets each shown thread's end: its own, or for a folded
+// root its subtree's last.
 void keep_shown_threads(const TimelineData& full, const std::vector<Hidden>& hidden,
-                        const std::vector<std::int32_t>& final_of, FilteredTimeline& result) {
+                        const std::vector<std::int32_t>& final_of, FilterPlan& plan, std::vector<TimeNs>& ends) {
   const std::size_t n = full.threads.size();
-  TimelineData& d = result.data;
-  result.shown_as.assign(n, kNone);
+  plan.shown_as.assign(n, kNone);
+  plan.activations_to.assign(n, FilterPlan::ActivationTarget{});
   const auto shown = static_cast<std::size_t>(std::count(hidden.begin(), hidden.end(), Hidden::no));
-  d.threads.reserve(shown);
-  result.original.reserve(shown);
+  plan.original.reserve(shown);
+  ends.reserve(shown);
   for (std::size_t i = 0; i < n; ++i) {
     if (hidden[i] != Hidden::no) continue;
-    result.shown_as[i] = static_cast<std::int32_t>(d.threads.size());
-    result.original.push_back(static_cast<std::uint32_t>(i));
-    d.threads.push_back(full.threads[i]);
+    plan.shown_as[i] = static_cast<std::int32_t>(plan.original.size());
+    plan.activations_to[i].thread = plan.shown_as[i];
+    plan.original.push_back(static_cast<std::uint32_t>(i));
+    ends.push_back(full.threads[i].end);
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (hidden[i] == Hidden::no) continue;
-    if (final_of[i] >= 0) result.shown_as[i] = result.shown_as[static_cast<std::size_t>(final_of[i])];
+    if (final_of[i] >= 0) plan.shown_as[i] = plan.shown_as[static_cast<std::size_t>(final_of[i])];
     switch (hidden[i]) {
-      case Hidden::folded: ++result.folded; break;
-      case Hidden::plumbing: ++result.plumbing; break;
-      case Hidden::short_lived: ++result.short_lived; break;
+      case Hidden::folded: ++plan.folded; break;
+      case Hidden::plumbing: ++plan.plumbing; break;
+      case Hidden::short_lived: ++plan.short_lived; break;
       case Hidden::no: break;
     }
     if (hidden[i] != Hidden::folded || final_of[i] < 0)
-      result.hidden_run_time = saturating_add(result.hidden_run_time, full.threads[i].run_time);
-    // A folded root's line reaches its subtree's last end.
-    if (hidden[i] == Hidden::folded && result.shown_as[i] >= 0) {
-      TimelineThread& root = d.threads[static_cast<std::size_t>(result.shown_as[i])];
-      root.end = std::max(root.end, full.threads[i].end);
+      plan.hidden_run_time = saturating_add(plan.hidden_run_time, full.threads[i].run_time);
+    // A folded thread's activations go to its root's row, and the root's
+    // line reaches its subtree's last end.
+    if (hidden[i] == Hidden::folded && plan.shown_as[i] >= 0) {
+      plan.activations_to[i].thread = plan.shown_as[i];
+      TimeNs& end = ends[static_cast<std::size_t>(plan.shown_as[i])];
+      end = std::max(end, full.threads[i].end);
     }
   }
-
+  for (std::size_t k = 0; k < ends.size(); ++k)
+    if (ends[k] != full.threads[plan.original[k]].end)
+      plan.folded_ends.emplace_back(static_cast<std::uint32_t>(k), ends[k]);
 }
 
 // Parents: the nearest shown ancestor, where a hidden plumbing or folded
-// thread's place is taken by its stand-in; then the rows are laid out anew.
+// thread's place is taken by its stand-in; merge targets likewise; then the
+// rows are laid out anew.
 void relink_and_lay_out(const TimelineData& full, const std::vector<std::int32_t>& parent,
                         const std::vector<Hidden>& hidden, const std::vector<std::int32_t>& final_of,
-                        FilteredTimeline& result) {
+                        const std::vector<TimeNs>& ends, FilterPlan& plan) {
   const std::size_t n = full.threads.size();
-  TimelineData& d = result.data;
+  const std::size_t shown = plan.original.size();
+  plan.parent.assign(shown, kNone);
+  plan.merged_into.assign(shown, kNone);
   std::vector<LayoutThread> layout_input;
-  layout_input.reserve(d.threads.size());
-  for (std::size_t k = 0; k < d.threads.size(); ++k) {
-    TimelineThread& t = d.threads[k];
-    const std::uint32_t self = result.original[k];
+  layout_input.reserve(shown);
+  for (std::size_t k = 0; k < shown; ++k) {
+    const std::uint32_t self = plan.original[k];
+    const TimelineThread& t = full.threads[self];
     std::int32_t p = parent[self];
     for (std::size_t steps = 0; p >= 0 && steps <= n; ++steps) {
       const auto up = static_cast<std::size_t>(p);
@@ -199,20 +211,53 @@ void relink_and_lay_out(const TimelineData& full, const std::vector<std::int32_t
       p = parent[up];
     }
     if (p >= 0 && static_cast<std::uint32_t>(p) == self) p = kNone;
-    const std::optional<ThreadId> parent_id =
-        p >= 0 ? std::optional<ThreadId>(full.threads[static_cast<std::size_t>(p)].id) : std::nullopt;
-    t.parent = parent_id.value_or(-1);
-    std::optional<ThreadId> into;
+    plan.parent[k] = p;
     if (t.merged_into >= 0)
       if (auto j = full.thread_index(t.merged_into); j && final_of[*j] >= 0 && static_cast<std::uint32_t>(final_of[*j]) != self)
-        into = full.threads[static_cast<std::size_t>(final_of[*j])].id;
-    t.merged_into = into.value_or(-1);
-    layout_input.push_back(LayoutThread{t.id, parent_id, t.start, t.end, into, t.label != 0});
+        plan.merged_into[k] = final_of[*j];
+    const auto id_of = [&full](std::int32_t i) {
+      return i >= 0 ? std::optional<ThreadId>(full.threads[static_cast<std::size_t>(i)].id) : std::nullopt;
+    };
+    layout_input.push_back(
+        LayoutThread{t.id, id_of(plan.parent[k]), t.start, ends[k], id_of(plan.merged_into[k]), t.label != 0});
   }
-  index_threads(d);
   ThreadLayout layout = layout_threads(layout_input);
-  assemble_rows(d, layout.rows, layout.chain_head, layout.row_count);
+  plan.rows = std::move(layout.rows);
+  plan.chain_head = std::move(layout.chain_head);
+  plan.row_count = layout.row_count;
+  std::vector<TimeNs> starts;
+  starts.reserve(shown);
+  for (const LayoutThread& t : layout_input) starts.push_back(t.start);
+  plan.members = group_rows(starts, plan.rows, plan.row_count);
+}
 
+// Where each thread's activations go, and how many each row takes.
+void target_activations(const TimelineData& full, FilterPlan& plan) {
+  for (FilterPlan::ActivationTarget& t : plan.activations_to)
+    if (t.thread >= 0) t.row = plan.rows[static_cast<std::size_t>(t.thread)];
+  plan.row_activations.assign(static_cast<std::size_t>(plan.row_count), 0);
+  for (const TimelineRow& r : full.rows)
+    for (const TimelineActivation& a : r.activations)
+      if (const FilterPlan::ActivationTarget t = plan.activations_to[a.thread]; t.row >= 0)
+        ++plan.row_activations[static_cast<std::size_t>(t.row)];
+}
+
+// The shown threads as the result holds them: the originals, re-parented,
+// their merges redirected, folded roots' lines lengthened; rows come with
+// assemble_rows.
+void copy_shown_threads(const TimelineData& full, const FilterPlan& plan, TimelineData& d) {
+  const std::size_t shown = plan.original.size();
+  d.threads.resize(shown);
+  const auto id_of = [&full](std::int32_t i) {
+    return i >= 0 ? full.threads[static_cast<std::size_t>(i)].id : ThreadId{-1};
+  };
+  for (std::size_t k = 0; k < shown; ++k) {
+    TimelineThread& t = d.threads[k];
+    t = full.threads[plan.original[k]];
+    t.parent = id_of(plan.parent[k]);
+    t.merged_into = id_of(plan.merged_into[k]);
+  }
+  for (const auto& [k, end] : plan.folded_ends) d.threads[k].end = end;
 }
 
 // Activations: a shown thread's own and its folded subtree's, on its new
@@ -220,69 +265,85 @@ void relink_and_lay_out(const TimelineData& full, const std::vector<std::int32_t
 // placed as place_activation() places them. Each row's are gathered in
 // the whole trace's row order and sorted stably by start on their own: the
 // order a stable sort of all of them by start would give each row, without
-// sorting all of them.
-void move_activations(const TimelineData& full, const std::vector<Hidden>& hidden, FilteredTimeline& result) {
-  TimelineData& d = result.data;
-  // Per original thread, where its activations go: (row, thread) in the
-  // result, or none; one lookup an activation.
-  struct Target {
-    std::int32_t row = kNone;
-    std::int32_t thread = kNone;
-  };
-  std::vector<Target> target(full.threads.size());
-  for (std::size_t i = 0; i < target.size(); ++i) {
-    const std::int32_t to = result.shown_as[i];
-    if (to < 0 || hidden[i] == Hidden::plumbing || hidden[i] == Hidden::short_lived) continue;
-    target[i] = Target{d.threads[static_cast<std::size_t>(to)].row, to};
-  }
-  std::vector<std::size_t> count(d.rows.size(), 0);
-  for (const TimelineRow& r : full.rows)
-    for (const TimelineActivation& a : r.activations)
-      if (const Target t = target[a.thread]; t.row >= 0) ++count[static_cast<std::size_t>(t.row)];
-  for (std::size_t k = 0; k < d.rows.size(); ++k) d.rows[k].activations.reserve(count[k]);
-  for (const TimelineRow& r : full.rows)
-    for (const TimelineActivation& a : r.activations)
-      if (const Target t = target[a.thread]; t.row >= 0)
-        d.rows[static_cast<std::size_t>(t.row)].activations.push_back(
-            TimelineActivation{a.start, a.end, static_cast<std::uint32_t>(t.thread)});
-  const auto by_start = [](const TimelineActivation& a, const TimelineActivation& b) { return a.start < b.start; };
-  for (TimelineRow& row : d.rows) {
-    std::vector<TimelineActivation>& acts = row.activations;
-    if (!std::is_sorted(acts.begin(), acts.end(), by_start)) std::stable_sort(acts.begin(), acts.end(), by_start);
-    // place_activation's clip: each starts no earlier than the one before ends.
-    for (std::size_t k = 0; k < acts.size(); ++k) {
-      if (k > 0) acts[k].start = std::max(acts[k].start, acts[k - 1].end);
-      acts[k].end = std::max(acts[k].end, acts[k].start);
+// sorting all of them. Rows are split in two ranges of about as many
+// activations, each gathered by a core of its own from a walk over all of
+// them; `rows` comes back with each row's activations.
+void move_activations(const TimelineData& full, const FilterPlan& plan, std::vector<TimelineRow>& rows) {
+  const std::vector<FilterPlan::ActivationTarget>& target = plan.activations_to;
+  std::size_t total = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) total += plan.row_activations[k];
+  // The first row of the second range.
+  std::size_t split = 0;
+  for (std::size_t sum = 0; split < rows.size() && 2 * sum < total; ++split) sum += plan.row_activations[split];
+
+  const auto gather = [&full, &plan, &target, &rows](std::size_t low, std::size_t high) {
+    for (std::size_t k = low; k < high; ++k) rows[k].activations.reserve(plan.row_activations[k]);
+    for (const TimelineRow& r : full.rows)
+      for (const TimelineActivation& a : r.activations)
+        if (const FilterPlan::ActivationTarget t = target[a.thread]; t.row >= 0) {
+          const auto row = static_cast<std::size_t>(t.row);
+          if (row >= low && row < high)
+            rows[row].activations.push_back(TimelineActivation{a.start, a.end, static_cast<std::uint32_t>(t.thread)});
+        }
+    const auto by_start = [](const TimelineActivation& a, const TimelineActivation& b) { return a.start < b.start; };
+    for (std::size_t k = low; k < high; ++k) {
+      LargeArray<TimelineActivation>& acts = rows[k].activations;
+      if (!std::is_sorted(acts.begin(), acts.end(), by_start)) std::stable_sort(acts.begin(), acts.end(), by_start);
+      // place_activation's clip: each starts no earlier than the one before ends.
+      for (std::size_t j = 0; j < acts.size(); ++j) {
+        if (j > 0) acts[j].start = std::max(acts[j].start, acts[j - 1].end);
+        acts[j].end = std::max(acts[j].end, acts[j].start);
+      }
     }
-  }
+  };
+  auto second = std::async(std::launch::async, gather, split, rows.size());
+  gather(0, split);
+  second.get();
 }
 
-// Edges and findings, moved to the stand-ins: an edge is gone when an end
-// is hidden with none, or when both ends now are one thread. Reads only
-// `full`, `shown_as` and writes only the edges and findings of the result,
-// so it runs beside the layout. It allocates nothing: the caller reserves
-// room for every edge and finding before it starts, so that nothing is
-// regrown on the way and the result's arrays all come from the caller's
-// thread.
-void move_edges_and_findings(const TimelineData& full, const std::vector<std::int32_t>& shown_as,
-                             std::vector<TimelineEdge>& edges, std::vector<TimeNs>& edge_times,
-                             std::vector<TimelineAnomaly>& anomalies) {
-  for (const TimelineEdge& e : full.edges) {
-    TimelineEdge m = e;
-    bool keep = true;
-    for (std::int32_t* end : {&m.src, &m.dst}) {
-      if (*end < 0) continue;
-      *end = shown_as[static_cast<std::size_t>(*end)];
-      if (*end < 0) keep = false;
-    }
-    if (!keep || (m.src >= 0 && m.src == m.dst)) continue;
-    edges.push_back(m);
-    edge_times.push_back(m.time);
+// An edge moved to the stand-ins of its ends: gone (nullopt) when an end is
+// hidden with none, or when both ends now are one thread.
+std::optional<TimelineEdge> moved_edge(TimelineEdge e, const std::vector<std::int32_t>& shown_as) {
+  for (std::int32_t* end : {&e.src, &e.dst}) {
+    if (*end < 0) continue;
+    *end = shown_as[static_cast<std::size_t>(*end)];
+    if (*end < 0) return std::nullopt;
   }
+  if (e.src >= 0 && e.src == e.dst) return std::nullopt;
+  return e;
+}
+
+// The edges and the findings, moved to the stand-ins. Reads only `full`,
+// `shown_as` and writes only the edges and findings of the result, so it
+// runs beside the threads' copy; the edges' times are written beside it
+// (edge_times_of).
+void move_edges_and_findings(const TimelineData& full, const std::vector<std::int32_t>& shown_as,
+                             LargeArray<TimelineEdge>& edges, std::vector<TimelineAnomaly>& anomalies) {
+  for (const TimelineEdge& e : full.edges)
+    if (const auto m = moved_edge(e, shown_as)) edges.push_back(*m);
   anomalies.assign(full.anomalies.begin(), full.anomalies.end());
   for (TimelineAnomaly& a : anomalies)
     for (std::int32_t* t : {&a.thread, &a.from, &a.suspect})
       if (*t >= 0) *t = shown_as[static_cast<std::size_t>(*t)];
+}
+
+// The times of the edges move_edges_and_findings keeps, in its order, by
+// the plan's list of them.
+void edge_times_of(const TimelineData& full, const FilterPlan& plan, LargeArray<TimeNs>& times) {
+  times.reserve(plan.edges_kept);
+  for (std::size_t k = 0; k < full.edges.size(); ++k)
+    if (plan.edge_kept[k / 64] >> (k % 64) & 1) times.push_back(full.edges[k].time);
+}
+
+// Which edges the filter keeps.
+void keep_edges(const TimelineData& full, FilterPlan& plan) {
+  plan.edge_kept.assign((full.edges.size() + 63) / 64, 0);
+  plan.edges_kept = 0;
+  for (std::size_t k = 0; k < full.edges.size(); ++k)
+    if (moved_edge(full.edges[k], plan.shown_as)) {
+      plan.edge_kept[k / 64] |= std::uint64_t{1} << (k % 64);
+      ++plan.edges_kept;
+    }
 }
 
 }  // namespace
@@ -295,21 +356,21 @@ std::vector<std::uint32_t> plumbing_threads(const TimelineData& data) {
   return out;
 }
 
-namespace {
-
-// The filter itself (filter_timeline).
-FilteredTimeline derive_filtered(const TimelineData& full, const TimelineFilter& filter) {
-  FilteredTimeline result;
+FilterPlan plan_filter(const TimelineData& full, const TimelineFilter& filter) {
+  FilterPlan plan;
+  plan.filter = filter;
+  plan.thread_count = full.threads.size();
+  plan.edge_count = full.edges.size();
+  plan.end_time = full.end_time;
   const std::size_t n = full.threads.size();
   if (filter.empty()) {
-    result.data = full;
-    result.shown_as.resize(n);
-    std::iota(result.shown_as.begin(), result.shown_as.end(), 0);
-    result.original.resize(n);
-    std::iota(result.original.begin(), result.original.end(), 0U);
-    return result;
+    plan.shown_as.resize(n);
+    std::iota(plan.shown_as.begin(), plan.shown_as.end(), 0);
+    plan.activations_to.resize(n);
+    plan.original.resize(n);
+    std::iota(plan.original.begin(), plan.original.end(), 0U);
+    return plan;
   }
-
   // Parents as indexes, and children lists (CSR) for folding.
   std::vector<std::int32_t> parent(n, kNone);
   for (std::size_t i = 0; i < n; ++i)
@@ -317,29 +378,64 @@ FilteredTimeline derive_filtered(const TimelineData& full, const TimelineFilter&
       if (*p != i) parent[i] = static_cast<std::int32_t>(*p);
 
   const HiddenThreads h = hide_threads(full, filter, parent);
-  const std::vector<Hidden>& hidden = h.hidden;
-  const std::vector<std::int32_t> final_of = final_stand_ins(hidden, h.stand);
-  keep_shown_threads(full, hidden, final_of, result);
-  // The edges and findings on the second core, while this one lays the
-  // threads out and moves their activations.
-  TimelineData& moved = result.data;
-  moved.edges.reserve(full.edges.size());
-  moved.edge_times.reserve(full.edges.size());
-  moved.anomalies.reserve(full.anomalies.size());
-  moved.finding_rows.reserve(full.anomalies.size());
-  auto edges = std::async(std::launch::async, [&full, &result, &moved] {
-    move_edges_and_findings(full, result.shown_as, moved.edges, moved.edge_times, moved.anomalies);
-  });
-  relink_and_lay_out(full, parent, hidden, final_of, result);
-  edges.get();
-  // The findings' rows on the second core, while this one moves the
-  // activations: both read the threads' new rows, and write apart (into
-  // room reserved above).
-  auto finding_rows = std::async(std::launch::async, [&moved] { index_finding_rows(moved); });
-  move_activations(full, hidden, result);
-  finding_rows.get();
+  const std::vector<std::int32_t> final_of = final_stand_ins(h.hidden, h.stand);
+  std::vector<TimeNs> ends;
+  keep_shown_threads(full, h.hidden, final_of, plan, ends);
+  relink_and_lay_out(full, parent, h.hidden, final_of, ends, plan);
+  target_activations(full, plan);
+  keep_edges(full, plan);
+  return plan;
+}
 
+namespace {
+
+bool plan_fits(const TimelineData& full, const FilterPlan& plan) {
+  const std::size_t shown = plan.original.size();
+  const auto rows = static_cast<std::size_t>(std::max(plan.row_count, 0));
+  return plan.thread_count == full.threads.size() && plan.edge_count == full.edges.size() &&
+         plan.end_time == full.end_time && plan.shown_as.size() == full.threads.size() &&
+         plan.activations_to.size() == full.threads.size() &&
+         (plan.filter.empty() || (plan.parent.size() == shown && plan.merged_into.size() == shown &&
+                                  plan.rows.size() == shown && plan.chain_head.size() == shown &&
+                                  plan.members.first.size() == rows + 1 && plan.members.threads.size() == shown &&
+                                  plan.row_activations.size() == rows &&
+                                  plan.edge_kept.size() == (full.edges.size() + 63) / 64));
+}
+
+// The filter itself, by a plan that fits `full`.
+FilteredTimeline apply_plan(const TimelineData& full, const FilterPlan& plan) {
+  FilteredTimeline result;
+  result.shown_as = plan.shown_as;
+  result.original = plan.original;
+  result.folded = plan.folded;
+  result.plumbing = plan.plumbing;
+  result.short_lived = plan.short_lived;
+  result.hidden_run_time = plan.hidden_run_time;
+  if (plan.filter.empty()) {
+    result.data = full;
+    return result;
+  }
+
+  // The edges and findings on the second core, while this one copies the
+  // threads, fills the rows and writes the edges' times; then the
+  // activations on both, each core for its range of rows.
   TimelineData& d = result.data;
+  // Room for what the second core writes, made on this one (the edges are
+  // mapped on their own; the findings come from this thread's heap).
+  d.edges.reserve(plan.edges_kept);
+  d.anomalies.reserve(full.anomalies.size());
+  d.finding_rows.reserve(full.anomalies.size());
+  auto edges = std::async(std::launch::async, [&full, &result, &d] {
+    move_edges_and_findings(full, result.shown_as, d.edges, d.anomalies);
+  });
+  copy_shown_threads(full, plan, d);
+  index_threads(d);
+  assemble_grouped_rows(d, plan.rows, plan.chain_head, plan.members);
+  edge_times_of(full, plan, d.edge_times);
+  edges.get();
+  move_activations(full, plan, d.rows);
+  index_finding_rows(d);
+
   d.source = full.source;
   d.first_time = full.first_time;
   d.end_time = full.end_time;
@@ -357,8 +453,19 @@ FilteredTimeline derive_filtered(const TimelineData& full, const TimelineFilter&
 }  // namespace
 
 FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter& filter) {
-  FilteredTimeline result = derive_filtered(full, filter);
+  FilteredTimeline result;
+  {
+    const FilterPlan plan = plan_filter(full, filter);
+    result = apply_plan(full, plan);
+  }
   // The derivation's own arrays (per thread, per row) are gone now.
+  release_freed_memory();
+  return result;
+}
+
+FilteredTimeline filter_timeline(const TimelineData& full, const FilterPlan& plan) {
+  if (!plan_fits(full, plan)) return filter_timeline(full, plan.filter);
+  FilteredTimeline result = apply_plan(full, plan);
   release_freed_memory();
   return result;
 }

@@ -54,11 +54,67 @@ struct FilteredTimeline {
   TimeNs hidden_run_time = 0;           // run time of hidden threads no longer drawn
 };
 
+// What a filter decides, read from the threads and the edges alone: which
+// threads it hides, where each is drawn, and the shown threads' new parents,
+// merge targets and rows (the layout, run again). filter_timeline() derives
+// it first and then moves the activations, edges and findings by it. A plan
+// can be derived ahead: skein-view derives the simplify-binds plan of a
+// loaded trace on a worker once the trace is loaded (app/filtered_view.hpp),
+// so that the toggle only moves data. It holds 12 bytes a thread, 24 a
+// shown thread, 8 a row and a bit an edge, and belongs to the one TimelineData it was
+// derived from.
+struct FilterPlan {
+  TimelineFilter filter;
+  // The shape of the trace it was derived from, which filter_timeline()
+  // compares with the trace it is given.
+  std::size_t thread_count = 0;
+  std::size_t edge_count = 0;
+  TimeNs end_time = 0;
+  std::vector<std::int32_t> shown_as;  // as FilteredTimeline's
+  // Original index -> the thread in the result whose row takes its
+  // activations, and that row: a shown thread's own and a folded one's (its
+  // root's); -1 for a plumbing or short-lived one's, which are not drawn.
+  struct ActivationTarget {
+    std::int32_t row = -1;
+    std::int32_t thread = -1;
+  };
+  std::vector<ActivationTarget> activations_to;
+  std::vector<std::uint32_t> original;  // as FilteredTimeline's
+  // Per shown thread (index in the result): the original index of its new
+  // parent and of its merge target (-1: none), its row and its merge
+  // chain's head (an index in the result).
+  std::vector<std::int32_t> parent;
+  std::vector<std::int32_t> merged_into;
+  std::vector<std::int32_t> rows;
+  std::vector<std::uint32_t> chain_head;
+  std::int32_t row_count = 0;
+  // Each row's shown threads by start (group_rows, timeline_data.hpp), and
+  // how many activations it takes.
+  RowMembers members;
+  std::vector<std::uint32_t> row_activations;
+  // Which edges stay (a bit an edge, in the trace's order), and how many.
+  std::vector<std::uint64_t> edge_kept;
+  std::size_t edges_kept = 0;
+  // Folded roots whose line now reaches their subtree's last end: (index in
+  // the result, that end).
+  std::vector<std::pair<std::uint32_t, TimeNs>> folded_ends;
+  std::size_t folded = 0;
+  std::size_t plumbing = 0;
+  std::size_t short_lived = 0;
+  TimeNs hidden_run_time = 0;
+};
+
+[[nodiscard]] FilterPlan plan_filter(const TimelineData& full, const TimelineFilter& filter);
+
 // The indexes of `data`'s plumbing threads (rule 2 above), in index order.
 [[nodiscard]] std::vector<std::uint32_t> plumbing_threads(const TimelineData& data);
 
 // Derives the filtered timeline. An empty filter gives a copy of `full`.
 [[nodiscard]] FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter& filter);
+// The same by a plan derived ahead from `full` (plan_filter). A plan whose
+// trace had another shape (thread count, edge count, end) than `full` is
+// not followed: the filter is derived anew.
+[[nodiscard]] FilteredTimeline filter_timeline(const TimelineData& full, const FilterPlan& plan);
 
 // The index, in the view the timeline shows, of the thread drawn for `id`:
 // its index in `full` when `filtered` is null (an empty filter shows `full`
