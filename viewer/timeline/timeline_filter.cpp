@@ -7,11 +7,15 @@
 // listed in id order, re-parented and laid out again. Applying it copies
 // the shown threads and fills their rows while the second core moves the
 // edges to their stand-ins (an edge that loses an end or would join a
-// thread to itself is dropped); then both cores move the activations, each
+// thread to itself is dropped); the findings and the edges' times go to
+// whichever core is free first; then both cores move the activations, each
 // for its own range of rows. An empty filter is a plain copy.
 #include "viewer/timeline/timeline_filter.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <functional>
 #include <future>
 #include <numeric>
 #include <string_view>
@@ -313,21 +317,33 @@ std::optional<TimelineEdge> moved_edge(TimelineEdge e, const std::vector<std::in
   return e;
 }
 
-// The edges and the findings, moved to the stand-ins. Reads only `full`,
-// `shown_as` and writes only the edges and findings of the result, so it
-// runs beside the threads' copy; the edges' times are written beside it
-// (edge_times_of).
-void move_edges_and_findings(const TimelineData& full, const std::vector<std::int32_t>& shown_as,
-                             LargeArray<TimelineEdge>& edges, std::vector<TimelineAnomaly>& anomalies) {
+// The edges, moved to the stand-ins, in their order.
+void move_edges(const TimelineData& full, const std::vector<std::int32_t>& shown_as, LargeArray<TimelineEdge>& edges) {
   for (const TimelineEdge& e : full.edges)
     if (const auto m = moved_edge(e, shown_as)) edges.push_back(*m);
-  anomalies.assign(full.anomalies.begin(), full.anomalies.end());
-  for (TimelineAnomaly& a : anomalies)
-    for (std::int32_t* t : {&a.thread, &a.from, &a.suspect})
-      if (*t >= 0) *t = shown_as[static_cast<std::size_t>(*t)];
 }
 
-// The times of the edges move_edges_and_findings keeps, in its order, by
+// The findings, moved to the stand-ins, and the rows each touches
+// (index_finding_rows's, from the plan's rows rather than the threads').
+void move_findings(const TimelineData& full, const FilterPlan& plan, std::vector<TimelineAnomaly>& anomalies,
+                   std::vector<FindingRowSpan>& finding_rows) {
+  anomalies.assign(full.anomalies.begin(), full.anomalies.end());
+  finding_rows.assign(anomalies.size(), FindingRowSpan{});
+  for (std::size_t i = 0; i < anomalies.size(); ++i) {
+    TimelineAnomaly& a = anomalies[i];
+    for (std::int32_t* t : {&a.thread, &a.from, &a.suspect})
+      if (*t >= 0) *t = plan.shown_as[static_cast<std::size_t>(*t)];
+    FindingRowSpan& span = finding_rows[i];
+    for (const std::int32_t t : {a.thread, a.from})
+      if (t >= 0) {
+        const std::int32_t row = plan.rows[static_cast<std::size_t>(t)];
+        span.low = std::min(span.low, row);
+        span.high = std::max(span.high, row);
+      }
+  }
+}
+
+// The times of the edges move_edges keeps, in its order, by
 // the plan's list of them.
 void edge_times_of(const TimelineData& full, const FilterPlan& plan, LargeArray<TimeNs>& times) {
   times.reserve(plan.edges_kept);
@@ -416,25 +432,31 @@ FilteredTimeline apply_plan(const TimelineData& full, const FilterPlan& plan) {
     return result;
   }
 
-  // The edges and findings on the second core, while this one copies the
-  // threads, fills the rows and writes the edges' times; then the
-  // activations on both, each core for its range of rows.
+  // Both cores at once: this one copies the threads and fills the rows
+  // while the second moves the edges; then each takes, as it comes free,
+  // the next of the findings (with their rows) and the edges' times; then
+  // both move the activations, each for its range of rows.
   TimelineData& d = result.data;
-  // Room for what the second core writes, made on this one (the edges are
-  // mapped on their own; the findings come from this thread's heap).
+  // Room for the edges, made on this thread (they are mapped on their own;
+  // the rest comes from the heap of the thread that fills it).
   d.edges.reserve(plan.edges_kept);
-  d.anomalies.reserve(full.anomalies.size());
-  d.finding_rows.reserve(full.anomalies.size());
-  auto edges = std::async(std::launch::async, [&full, &result, &d] {
-    move_edges_and_findings(full, result.shown_as, d.edges, d.anomalies);
+  const std::array<std::function<void()>, 2> spare{
+      [&full, &plan, &d] { move_findings(full, plan, d.anomalies, d.finding_rows); },
+      [&full, &plan, &d] { edge_times_of(full, plan, d.edge_times); }};
+  std::atomic<std::size_t> next_spare{0};
+  const auto take_spare = [&spare, &next_spare] {
+    for (std::size_t k = next_spare++; k < spare.size(); k = next_spare++) spare[k]();
+  };
+  auto second = std::async(std::launch::async, [&full, &result, &d, &take_spare] {
+    move_edges(full, result.shown_as, d.edges);
+    take_spare();
   });
   copy_shown_threads(full, plan, d);
   index_threads(d);
   assemble_grouped_rows(d, plan.rows, plan.chain_head, plan.members);
-  edge_times_of(full, plan, d.edge_times);
-  edges.get();
+  take_spare();
+  second.get();
   move_activations(full, plan, d.rows);
-  index_finding_rows(d);
 
   d.source = full.source;
   d.first_time = full.first_time;
