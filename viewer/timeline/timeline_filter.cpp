@@ -204,6 +204,9 @@ void relink_and_lay_out(const TimelineData& full, const std::vector<std::int32_t
   plan.merged_into.assign(shown, kNone);
   std::vector<LayoutThread> layout_input;
   layout_input.reserve(shown);
+  const auto id_of = [&full](std::int32_t i) {
+    return i >= 0 ? std::optional<ThreadId>(full.threads[static_cast<std::size_t>(i)].id) : std::nullopt;
+  };
   for (std::size_t k = 0; k < shown; ++k) {
     const std::uint32_t self = plan.original[k];
     const TimelineThread& t = full.threads[self];
@@ -217,11 +220,9 @@ void relink_and_lay_out(const TimelineData& full, const std::vector<std::int32_t
     if (p >= 0 && static_cast<std::uint32_t>(p) == self) p = kNone;
     plan.parent[k] = p;
     if (t.merged_into >= 0)
-      if (auto j = full.thread_index(t.merged_into); j && final_of[*j] >= 0 && static_cast<std::uint32_t>(final_of[*j]) != self)
+      if (auto j = full.thread_index(t.merged_into);
+          j && final_of[*j] >= 0 && static_cast<std::uint32_t>(final_of[*j]) != self)
         plan.merged_into[k] = final_of[*j];
-    const auto id_of = [&full](std::int32_t i) {
-      return i >= 0 ? std::optional<ThreadId>(full.threads[static_cast<std::size_t>(i)].id) : std::nullopt;
-    };
     layout_input.push_back(
         LayoutThread{t.id, id_of(plan.parent[k]), t.start, ends[k], id_of(plan.merged_into[k]), t.label != 0});
   }

@@ -61,8 +61,8 @@ struct FilteredTimeline {
 // can be derived ahead: skein-view derives the simplify-binds plan of a
 // loaded trace on a worker once the trace is loaded (app/filtered_view.hpp),
 // so that the toggle only moves data. It holds 12 bytes a thread, 24 a
-// shown thread, 8 a row and a bit an edge, and belongs to the one TimelineData it was
-// derived from.
+// shown thread, 8 a row and a bit an edge, and belongs to the one
+// TimelineData it was derived from.
 struct FilterPlan {
   TimelineFilter filter;
   // The shape of the trace it was derived from, which filter_timeline()
