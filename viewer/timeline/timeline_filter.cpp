@@ -13,7 +13,6 @@
 #include "viewer/timeline/timeline_filter.hpp"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <functional>
 #include <future>
@@ -373,7 +372,13 @@ std::vector<std::uint32_t> plumbing_threads(const TimelineData& data) {
   return out;
 }
 
-FilterPlan plan_filter(const TimelineData& full, const TimelineFilter& filter) {
+namespace {
+
+// plan_filter(), with the list of edges kept or without it: a plan applied
+// at once, as it is derived, moves the edges without it and takes their
+// times from the moved ones, rather than looking up both ends of every edge
+// twice.
+FilterPlan derive_plan(const TimelineData& full, const TimelineFilter& filter, bool list_edges) {
   FilterPlan plan;
   plan.filter = filter;
   plan.thread_count = full.threads.size();
@@ -400,8 +405,14 @@ FilterPlan plan_filter(const TimelineData& full, const TimelineFilter& filter) {
   keep_shown_threads(full, h.hidden, final_of, plan, ends);
   relink_and_lay_out(full, parent, h.hidden, final_of, ends, plan);
   target_activations(full, plan);
-  keep_edges(full, plan);
+  if (list_edges) keep_edges(full, plan);
   return plan;
+}
+
+}  // namespace
+
+FilterPlan plan_filter(const TimelineData& full, const TimelineFilter& filter) {
+  return derive_plan(full, filter, true);
 }
 
 namespace {
@@ -438,12 +449,15 @@ FilteredTimeline apply_plan(const TimelineData& full, const FilterPlan& plan) {
   // the next of the findings (with their rows) and the edges' times; then
   // both move the activations, each for its range of rows.
   TimelineData& d = result.data;
+  // Without the plan's list of edges kept (a plan applied as it is derived),
+  // the edges' times come from the moved edges, once they are moved.
+  const bool edges_listed = plan.edge_kept.size() == (full.edges.size() + 63) / 64 && !full.edges.empty();
   // Room for the edges, made on this thread (they are mapped on their own;
   // the rest comes from the heap of the thread that fills it).
-  d.edges.reserve(plan.edges_kept);
-  const std::array<std::function<void()>, 2> spare{
-      [&full, &plan, &d] { move_findings(full, plan, d.anomalies, d.finding_rows); },
-      [&full, &plan, &d] { edge_times_of(full, plan, d.edge_times); }};
+  d.edges.reserve(edges_listed ? plan.edges_kept : full.edges.size());
+  std::vector<std::function<void()>> spare{
+      [&full, &plan, &d] { move_findings(full, plan, d.anomalies, d.finding_rows); }};
+  if (edges_listed) spare.emplace_back([&full, &plan, &d] { edge_times_of(full, plan, d.edge_times); });
   std::atomic<std::size_t> next_spare{0};
   const auto take_spare = [&spare, &next_spare] {
     for (std::size_t k = next_spare++; k < spare.size(); k = next_spare++) spare[k]();
@@ -457,6 +471,10 @@ FilteredTimeline apply_plan(const TimelineData& full, const FilterPlan& plan) {
   assemble_grouped_rows(d, plan.rows, plan.chain_head, plan.members);
   take_spare();
   second.get();
+  if (!edges_listed) {
+    d.edge_times.reserve(d.edges.size());
+    for (const TimelineEdge& e : d.edges) d.edge_times.push_back(e.time);
+  }
   move_activations(full, plan, d.rows);
 
   d.source = full.source;
@@ -478,7 +496,7 @@ FilteredTimeline apply_plan(const TimelineData& full, const FilterPlan& plan) {
 FilteredTimeline filter_timeline(const TimelineData& full, const TimelineFilter& filter) {
   FilteredTimeline result;
   {
-    const FilterPlan plan = plan_filter(full, filter);
+    const FilterPlan plan = derive_plan(full, filter, false);
     result = apply_plan(full, plan);
   }
   // The derivation's own arrays (per thread, per row) are gone now.
